@@ -1,0 +1,1512 @@
+"""The abstract interpreter: one pass over a libcst module that gives every expression a value.
+
+It executes the file abstractly, statement by statement, with an environment of abstract
+values (see ``values.py``): branches are analysed separately and joined, loops iterate to a
+fixed point (capped, then widened to TOP), functions and methods are analysed at their
+definition (parameters from annotations) and again at call sites with the arguments' values
+(bounded context sensitivity), ``nn.Module`` subclasses keep the attributes set in
+``__init__``.
+
+Rules do not walk the tree again: they register listeners for node types, and the
+interpreter calls them right after it evaluated such a node, while the values of the node's
+children *in the current context* are available through :meth:`Interpreter.value`. Listeners
+only run on the final, stable pass over a loop body, so a rule never sees a half-iterated
+value.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from ..knowledge import annotations as A
+from ..knowledge import dtypes as D
+from ..knowledge import nn_modules as NN
+from ..knowledge import numpy_api as NP
+from ..knowledge import torch_api as T
+from ..values import (
+    CallArgs, Callee,
+    BOOL, FLOAT32, FLOAT64, INT64, TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue,
+    FunctionValue, InstanceValue, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue,
+    StringValue, SymbolValue, TensorValue, Value, join,
+)
+
+Listener = Callable[[Any, "Interpreter"], None]
+
+#: How often a loop body is re-analysed before the values still changing are widened to TOP.
+MAX_LOOP_ITERATIONS = 3
+#: How deep call-site re-analysis of user functions may nest.
+MAX_CALL_DEPTH = 3
+#: Per-file time budget (seconds); exceeding it raises AnalysisBudgetExceeded.
+DEFAULT_TIME_BUDGET = 10.0
+
+_BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enumerate", "zip",
+                  "list", "tuple", "dict", "set", "print", "isinstance", "super", "sum", "min",
+                  "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
+                  "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
+
+_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"}
+_DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
+                  "torch.utils.data.IterableDataset"}
+
+#: Decorators that leave a function's call behaviour as written.
+_TRANSPARENT_DECORATORS = ("staticmethod", "classmethod", "torch.no_grad", "torch.inference_mode",
+                           "torch.enable_grad", "jaxtyping.jaxtyped", "typeguard.typechecked",
+                           "beartype.beartype", "torch.jit.script", "torch.compile",
+                           "functools.wraps", "torch.jit.ignore", "torch.jit.unused")
+
+
+class AnalysisBudgetExceeded(Exception):
+    """The per-file time budget ran out (reported as TTL000, never a hang)."""
+
+
+class _Return(Exception):
+    pass
+
+
+@dataclass
+class Frame:
+    """A scope: a module, a function activation or a class body."""
+
+    vars: Dict[str, Value]
+    parent: Optional["Frame"] = None
+    function: Optional[FunctionValue] = None
+    returns: List[Value] = field(default_factory=list)
+    instance: Optional[InstanceValue] = None
+
+
+class BoundMethod(Value):
+    """``instance.method`` before it is called."""
+
+    __slots__ = ("function", "instance", "origin")
+    kind = "method"
+
+    def __init__(self, function: FunctionValue, instance: Value):
+        self.function = function
+        self.instance = instance
+        self.origin = None
+
+    def describe(self) -> str:
+        return f"bound method {self.function.node.name.value}"
+
+
+class DataLoaderValue(Value):
+    """``DataLoader(dataset, ...)``: iterating yields collated batches of ``item``."""
+
+    __slots__ = ("item", "batch_size", "origin")
+    kind = "dataloader"
+
+    def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin]):
+        self.item = item
+        self.batch_size = batch_size
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"DataLoader of {self.item.describe()}"
+
+
+@dataclass
+class Assignment:
+    """A binding made by an assignment statement, for ``explain`` and hover."""
+
+    node: Any  # the target Name / Attribute node
+    name: str
+    value: Value
+
+
+class Interpreter:
+    def __init__(self, module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
+                 time_budget: float = DEFAULT_TIME_BUDGET):
+        self.module = module
+        self.listeners: Dict[type, List[Listener]] = listeners or {}
+        self.default_float = FLOAT32
+        self.tenv = T.Env(FLOAT32)
+        #: Joined value of every expression node seen while recording.
+        self.values: Dict[Any, Value] = {}
+        #: The value of each node in the evaluation currently under way.
+        self._current: Dict[Any, Value] = {}
+        self._callees: Dict[Any, Callee] = {}
+        self.assignments: List[Assignment] = []
+        self.recording = True
+        self.autocast_depth = 0
+        self.no_grad_depth = 0
+        self.branch_depth = 0
+        self.moves_to_cuda = False
+        self._call_stack: List[Any] = []
+        self._memo: Dict[Any, Value] = {}
+        self._prototypes: Dict[Any, InstanceValue] = {}
+        self._pending_functions: List[Tuple[FunctionValue, Frame]] = []
+        self._analysed_standalone: set = set()
+        self._deadline = time.monotonic() + time_budget
+        self._ticks = 0
+        self.globals = Frame({})
+        self.frame = self.globals
+        self.annotated_returns: Dict[Any, Value] = {}
+
+    # ------------------------------------------------------------------ public API
+
+    def run(self) -> "Interpreter":
+        self.exec_block(self.module.body)
+        # Functions never called from module level are analysed once on their own, with
+        # parameters known only from annotations.
+        while self._pending_functions:
+            fn, frame = self._pending_functions.pop(0)
+            if fn.node in self._analysed_standalone:
+                continue
+            self._analysed_standalone.add(fn.node)
+            self._analyse_standalone(fn, frame)
+        return self
+
+    def value(self, node: Any) -> Value:
+        """The value of ``node`` in the current context (for listeners)."""
+        return self._current.get(node, TOP)
+
+    def joined_value(self, node: Any) -> Value:
+        """The value of ``node`` joined over every context it was analysed in."""
+        return self.values.get(node, TOP)
+
+    def callee(self, node: cst.Call) -> Optional[Callee]:
+        """What ``node`` called in the current context, with argument values."""
+        return self._callees.get(node)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _tick(self) -> None:
+        self._ticks += 1
+        if self._ticks & 255 == 0 and time.monotonic() > self._deadline:
+            raise AnalysisBudgetExceeded()
+
+    def _notify(self, node: Any) -> None:
+        if self.recording:
+            for listener in self.listeners.get(type(node), ()):
+                listener(node, self)
+
+    def _set(self, node: Any, value: Value) -> Value:
+        self._current[node] = value
+        if self.recording:
+            prev = self.values.get(node)
+            self.values[node] = value if prev is None or prev is value else join(prev, value)
+        return value
+
+    def lookup(self, name: str) -> Value:
+        frame: Optional[Frame] = self.frame
+        while frame is not None:
+            if name in frame.vars:
+                return frame.vars[name]
+            frame = frame.parent
+        if name in _BUILTIN_NAMES:
+            return SymbolValue("builtins." + name)
+        return TOP
+
+    def bind(self, name: str, value: Value) -> None:
+        self.frame.vars[name] = value
+
+    # ------------------------------------------------------------------ statements
+
+    def exec_block(self, statements: Sequence[Any]) -> bool:
+        """Execute statements in order; True if control cannot fall through the end."""
+        for stmt in statements:
+            if self.exec_stmt(stmt):
+                return True
+        return False
+
+    def exec_body(self, body: Any) -> bool:
+        if isinstance(body, cst.IndentedBlock):
+            return self.exec_block(body.body)
+        if isinstance(body, cst.SimpleStatementSuite):
+            return self.exec_block(body.body)
+        return self.exec_block([body])
+
+    def exec_stmt(self, stmt: Any) -> bool:
+        self._tick()
+        handler = _STATEMENT_HANDLERS.get(type(stmt))
+        if handler is None:
+            return False
+        terminated = handler(self, stmt)
+        self._notify(stmt)
+        return bool(terminated)
+
+    def _simple_line(self, stmt: cst.SimpleStatementLine) -> bool:
+        for small in stmt.body:
+            if self.exec_stmt(small):
+                return True
+        return False
+
+    def _expr_stmt(self, stmt: cst.Expr) -> bool:
+        self.eval(stmt.value)
+        return False
+
+    def _assign(self, stmt: cst.Assign) -> bool:
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.assign_target(target.target, value, stmt)
+        return False
+
+    def _ann_assign(self, stmt: cst.AnnAssign) -> bool:
+        declared = self.annotation_value(stmt.annotation.annotation)
+        if stmt.value is not None:
+            value = self.eval(stmt.value)
+            if value is TOP:
+                value = declared
+            self.assign_target(stmt.target, value, stmt)
+        elif isinstance(stmt.target, cst.Name) and self.frame.function is not None:
+            self.assign_target(stmt.target, declared, stmt)
+        return False
+
+    def _aug_assign(self, stmt: cst.AugAssign) -> bool:
+        left = self.eval(stmt.target)
+        right = self.eval(stmt.value)
+        op = _OPERATOR_SYMBOLS.get(type(stmt.operator).__name__.replace("Assign", ""), "?")
+        result = self.binary(left, right, op, stmt)
+        if isinstance(left, TensorValue) and isinstance(result, TensorValue):
+            # In-place: the destination keeps its dtype (or the op raises, which rules report).
+            result = TensorValue(left.dtypes, result.shape if result.shape is not None else left.shape,
+                                 left.origin, left.device, left.requires_grad)
+        self.assign_target(stmt.target, result, stmt, record=False)
+        return False
+
+    def _return(self, stmt: cst.Return) -> bool:
+        value = self.eval(stmt.value) if stmt.value is not None else NoneValue()
+        self.frame.returns.append(value)
+        return True
+
+    def _raise(self, stmt: Any) -> bool:
+        if getattr(stmt, "exc", None) is not None:
+            self.eval(stmt.exc)
+        return True
+
+    def _terminator(self, stmt: Any) -> bool:
+        return True
+
+    def _import(self, stmt: cst.Import) -> bool:
+        for alias in stmt.names:
+            dotted = _dotted_name(alias.name)
+            if dotted is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.bind(alias.asname.name.value, SymbolValue(dotted))
+            else:
+                head = dotted.split(".", 1)[0]
+                self.bind(head, SymbolValue(head))
+        return False
+
+    def _import_from(self, stmt: cst.ImportFrom) -> bool:
+        if stmt.relative or stmt.module is None or isinstance(stmt.names, cst.ImportStar):
+            return False
+        base = _dotted_name(stmt.module)
+        if base is None:
+            return False
+        for alias in stmt.names:
+            name = _dotted_name(alias.name)
+            if name is None:
+                continue
+            local = alias.asname.name.value if alias.asname is not None and isinstance(
+                alias.asname.name, cst.Name) else name
+            self.bind(local, self.symbol(f"{base}.{name}"))
+        return False
+
+    def _global(self, stmt: Any) -> bool:
+        return False
+
+    def _if(self, stmt: cst.If) -> bool:
+        self.eval(stmt.test)
+        before = dict(self.frame.vars)
+        self.branch_depth += 1
+        try:
+            ended_body = self.exec_body(stmt.body)
+            after_body = self.frame.vars
+            self.frame.vars = dict(before)
+            ended_else = False
+            if stmt.orelse is not None:
+                if isinstance(stmt.orelse, cst.If):
+                    ended_else = self.exec_stmt(stmt.orelse)
+                else:
+                    ended_else = self.exec_body(stmt.orelse.body)
+            after_else = self.frame.vars
+        finally:
+            self.branch_depth -= 1
+        if ended_body and ended_else:
+            self.frame.vars = after_else
+            return True
+        if ended_body:
+            self.frame.vars = after_else
+        elif ended_else:
+            self.frame.vars = after_body
+        else:
+            self.frame.vars = _join_envs(after_body, after_else)
+        return False
+
+    def _loop(self, stmt: Any) -> bool:
+        """for / while: iterate the body silently to a fixed point, then once more recording."""
+        if isinstance(stmt, cst.For):
+            iterable = self.eval(stmt.iter)
+            element = self.iterate(iterable)
+        else:
+            self.eval(stmt.test)
+            element = TOP
+        recording = self.recording
+        self.recording = False
+        self.branch_depth += 1
+        entry = dict(self.frame.vars)
+        state = entry
+        try:
+            for iteration in range(MAX_LOOP_ITERATIONS + 1):
+                self.frame.vars = dict(state)
+                if isinstance(stmt, cst.For):
+                    self.assign_target(stmt.target, element, stmt, record=False)
+                self.exec_body(stmt.body)
+                new_state = _join_envs(state, self.frame.vars)
+                if _envs_equal(new_state, state):
+                    break
+                if iteration == MAX_LOOP_ITERATIONS - 1:
+                    new_state = _widen(state, new_state)
+                state = new_state
+            self.frame.vars = dict(state)
+            self.recording = recording
+            if isinstance(stmt, cst.For):
+                self.assign_target(stmt.target, element, stmt)
+            self.exec_body(stmt.body)
+            self.frame.vars = _join_envs(state, self.frame.vars)
+        finally:
+            self.recording = recording
+            self.branch_depth -= 1
+        if stmt.orelse is not None:
+            self.exec_body(stmt.orelse.body)
+        return False
+
+    def _with(self, stmt: cst.With) -> bool:
+        autocast = no_grad = 0
+        for item in stmt.items:
+            value = self.eval(item.item)
+            name = self._callee_name(item.item)
+            if name in ("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
+                        "torch.cpu.amp.autocast"):
+                autocast += 1
+            if name in ("torch.no_grad", "torch.inference_mode"):
+                no_grad += 1
+            if item.asname is not None:
+                self.assign_target(item.asname.name, TOP if autocast or no_grad else value, stmt)
+        self.autocast_depth += autocast
+        self.no_grad_depth += no_grad
+        try:
+            return self.exec_body(stmt.body)
+        finally:
+            self.autocast_depth -= autocast
+            self.no_grad_depth -= no_grad
+
+    def _callee_name(self, node: Any) -> Optional[str]:
+        callee = self._callees.get(node) if isinstance(node, cst.Call) else None
+        if callee is not None and callee.kind == "symbol":
+            return callee.name
+        value = self._current.get(node)
+        return value.qualname if isinstance(value, SymbolValue) else None
+
+    def _try(self, stmt: Any) -> bool:
+        before = dict(self.frame.vars)
+        self.branch_depth += 1
+        try:
+            ended = self.exec_body(stmt.body)
+            if stmt.orelse is not None and not ended:
+                ended = self.exec_body(stmt.orelse.body)
+            outcomes = [] if ended else [self.frame.vars]
+            for handler in stmt.handlers:
+                self.frame.vars = _join_envs(before, dict(self.frame.vars)) if outcomes else dict(before)
+                if handler.name is not None:
+                    self.assign_target(handler.name.name, TOP, handler)
+                if not self.exec_body(handler.body):
+                    outcomes.append(self.frame.vars)
+        finally:
+            self.branch_depth -= 1
+        if not outcomes:
+            self.frame.vars = before
+            ended_all = True
+        else:
+            env = outcomes[0]
+            for other in outcomes[1:]:
+                env = _join_envs(env, other)
+            self.frame.vars = env
+            ended_all = False
+        if stmt.finalbody is not None:
+            self.exec_body(stmt.finalbody.body)
+        return ended_all
+
+    def _function_def(self, stmt: cst.FunctionDef) -> bool:
+        fn = FunctionValue(stmt, owner=self.frame.instance)
+        for deco in stmt.decorators:
+            self.eval(deco.decorator)
+        self.bind(stmt.name.value, fn)
+        self._pending_functions.append((fn, self.frame))
+        if stmt.returns is not None:
+            self.annotated_returns[stmt] = self.annotation_value(stmt.returns.annotation)
+        return False
+
+    def _class_def(self, stmt: cst.ClassDef) -> bool:
+        bases = []
+        for arg in stmt.bases:
+            base = self.eval(arg.value)
+            if isinstance(base, SymbolValue):
+                bases.append(base.qualname)
+            elif isinstance(base, ClassValue):
+                bases.extend(base.bases)
+                bases.append("<local>." + base.name)
+        methods: Dict[str, Any] = {}
+        cls = ClassValue(stmt, tuple(bases), methods)
+        # Inherit methods of base classes defined in this file.
+        for arg in stmt.bases:
+            base = self._current.get(arg.value)
+            if isinstance(base, ClassValue):
+                methods.update(base.methods)
+        class_frame = Frame({}, parent=self.frame)
+        outer = self.frame
+        self.frame = class_frame
+        try:
+            for item in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+                if isinstance(item, cst.FunctionDef):
+                    fn = FunctionValue(item, owner=cls)
+                    methods[item.name.value] = fn
+                    if item.returns is not None:
+                        self.frame = outer
+                        self.annotated_returns[item] = self.annotation_value(item.returns.annotation)
+                        self.frame = class_frame
+                else:
+                    self.exec_stmt(item)
+        finally:
+            self.frame = outer
+        self.bind(stmt.name.value, cls)
+        for fn in methods.values():
+            if fn.owner is cls:
+                self._pending_functions.append((fn, outer))
+        return False
+
+    # ------------------------------------------------------------------ targets
+
+    def assign_target(self, target: Any, value: Value, stmt: Any, record: bool = True) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target.value, value)
+            self._set(target, value)
+            if record and self.recording:
+                self.assignments.append(Assignment(target, target.value, value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items: Optional[Sequence[Value]] = None
+            if isinstance(value, SequenceValue) and value.items is not None and len(value.items) == len(elements):
+                items = value.items
+            for i, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    self.assign_target(element.value, TOP, stmt, record)
+                    continue
+                if items is not None:
+                    item = items[i]
+                elif isinstance(value, SequenceValue):
+                    item = value.element
+                elif isinstance(value, TensorValue) and value.shape:
+                    item = _index_first(value)
+                else:
+                    item = TOP
+                self.assign_target(element.value, item, stmt, record)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value)
+            if isinstance(owner, InstanceValue):
+                name = target.attr.value
+                if self.branch_depth and name in owner.attrs:
+                    value = join(owner.attrs[name], value)
+                owner.attrs[name] = value
+                self._set(target, value)
+                if record and self.recording:
+                    self.assignments.append(Assignment(target, "self." + name if isinstance(
+                        target.value, cst.Name) and target.value.value == "self" else name, value))
+        elif isinstance(target, cst.Subscript):
+            container = self.eval(target.value)
+            for element in target.slice:
+                if isinstance(element.slice, cst.Index):
+                    self.eval(element.slice.value)
+            if isinstance(container, SequenceValue) and container.container in ("list", "dict"):
+                name = target.value.value if isinstance(target.value, cst.Name) else None
+                if name is not None and self.lookup(name) is container:
+                    self.bind(name, SequenceValue(container.container, join(container.element, value)
+                                                  if container.items is not None or container.element is not TOP
+                                                  else value, None, container.origin))
+        elif isinstance(target, cst.StarredElement):
+            self.assign_target(target.value, TOP, stmt, record)
+
+    # ------------------------------------------------------------------ expressions
+
+    def eval(self, node: Any) -> Value:
+        handler = _EXPRESSION_HANDLERS.get(type(node))
+        value = handler(self, node) if handler is not None else self._eval_children(node)
+        self._set(node, value)
+        self._notify(node)
+        return value
+
+    def _eval_children(self, node: Any) -> Value:
+        # Unmodelled expression: still evaluate sub-expressions so rules see nested calls.
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement)):
+                for grand in child.children:
+                    if isinstance(grand, cst.BaseExpression):
+                        self.eval(grand)
+        return TOP
+
+    def _name(self, node: cst.Name) -> Value:
+        return self.lookup(node.value)
+
+    def _integer(self, node: cst.Integer) -> Value:
+        try:
+            return ScalarValue("int", int(node.value.replace("_", ""), 0))
+        except ValueError:
+            return ScalarValue("int")
+
+    def _float(self, node: cst.Float) -> Value:
+        try:
+            return ScalarValue("float", float(node.value.replace("_", "")))
+        except ValueError:
+            return ScalarValue("float")
+
+    def _imaginary(self, node: Any) -> Value:
+        return ScalarValue("complex")
+
+    def _string(self, node: Any) -> Value:
+        if isinstance(node, cst.SimpleString):
+            try:
+                text = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd literals are simply unknown
+                text = None
+            return StringValue(text if isinstance(text, str) else None)
+        self._eval_children(node)
+        return StringValue(None)
+
+    def _collection(self, node: Any) -> Value:
+        kind = {cst.List: "list", cst.Tuple: "tuple", cst.Set: "set"}[type(node)]
+        items: List[Value] = []
+        starred = False
+        for element in node.elements:
+            v = self.eval(element.value)
+            if isinstance(element, cst.StarredElement):
+                starred = True
+            items.append(v)
+        element_value: Value = items[0] if items else TOP
+        for v in items[1:]:
+            element_value = join(element_value, v)
+        return SequenceValue(kind, element_value, None if starred else tuple(items))
+
+    def _dict(self, node: cst.Dict) -> Value:
+        element_value: Optional[Value] = None
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self.eval(element.key)
+                v = self.eval(element.value)
+            else:
+                self.eval(element.value)
+                v = TOP
+            element_value = v if element_value is None else join(element_value, v)
+        return SequenceValue("dict", element_value or TOP, None)
+
+    def _comprehension(self, node: Any) -> Value:
+        outer = self.frame
+        self.frame = Frame({}, parent=outer, function=outer.function, instance=outer.instance)
+        try:
+            for_in = node.for_in
+            while for_in is not None:
+                iterable = self.eval(for_in.iter)
+                self.assign_target(for_in.target, self.iterate(iterable), node, record=False)
+                for cond in for_in.ifs:
+                    self.eval(cond.test)
+                for_in = for_in.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self.eval(node.key)
+                element = self.eval(node.value)
+                return SequenceValue("dict", element, None)
+            element = self.eval(node.elt)
+        finally:
+            self.frame = outer
+        if isinstance(node, cst.GeneratorExp):
+            return SequenceValue("generator", element, None)
+        return SequenceValue("set" if isinstance(node, cst.SetComp) else "list", element, None)
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        owner = self.eval(node.value)
+        return self.get_attribute(owner, node.attr.value, node)
+
+    def symbol(self, qualname: str) -> Value:
+        """A library object by name: dtypes become DTypeValues, the rest SymbolValues."""
+        if qualname.startswith("torch."):
+            attr = qualname[6:]
+            if attr in D.TORCH_DTYPE_ATTRS:
+                return DTypeValue(D.TORCH_DTYPE_ATTRS[attr])
+        return SymbolValue(qualname)
+
+    def get_attribute(self, owner: Value, attr: str, node: Any) -> Value:
+        if isinstance(owner, SymbolValue):
+            return self.symbol(f"{owner.qualname}.{attr}")
+        if isinstance(owner, TensorValue):
+            return T.tensor_attribute(owner, attr, node)
+        if isinstance(owner, ArrayValue):
+            return NP.ndarray_attribute(owner, attr)
+        if isinstance(owner, InstanceValue):
+            if attr in owner.attrs:
+                return owner.attrs[attr]
+            method = owner.cls.methods.get(attr)
+            if method is not None:
+                if _has_decorator(method.node, "property"):
+                    return self.call_function(method, CallArgs(), node, owner)
+                return BoundMethod(method, owner)
+            return TOP
+        if isinstance(owner, ModuleValue):
+            return _module_attribute(owner, attr, node)
+        return TOP
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        container = self.eval(node.value)
+        indices: List[Value] = []
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                indices.append(self.eval(element.slice.value))
+            else:
+                for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if part is not None:
+                        self.eval(part)
+                indices.append(_SLICE)
+        if isinstance(container, SymbolValue):
+            return TOP  # a type expression such as Float[Tensor, "b"]
+        if isinstance(container, SequenceValue):
+            if len(indices) == 1 and isinstance(indices[0], ScalarValue) and container.items is not None \
+                    and isinstance(indices[0].const, int) and -len(container.items) <= indices[0].const < len(container.items):
+                return container.items[indices[0].const]
+            if len(indices) == 1 and indices[0] is _SLICE:
+                return SequenceValue(container.container, container.element, None, container.origin)
+            return container.element
+        if isinstance(container, TensorValue):
+            return _index_tensor(container, indices, node)
+        if isinstance(container, ArrayValue):
+            return ArrayValue(container.dtypes, None, container.origin)
+        return TOP
+
+    def _binary(self, node: cst.BinaryOperation) -> Value:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        op = _OPERATOR_SYMBOLS.get(type(node.operator).__name__, "?")
+        return self.binary(left, right, op, node)
+
+    def binary(self, left: Value, right: Value, op: str, node: Any) -> Value:
+        if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
+            if op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"):
+                return T.binary_op(left, right, op, node, self.tenv)
+            return TOP
+        if isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
+            return _numpy_binary(left, right, op)
+        if isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
+            return _scalar_binary(left, right, op)
+        if isinstance(left, SequenceValue) and isinstance(right, SequenceValue) and op == "+":
+            return SequenceValue(left.container, join(left.element, right.element), (
+                left.items + right.items if left.items is not None and right.items is not None else None))
+        return TOP
+
+    def _unary(self, node: cst.UnaryOperation) -> Value:
+        operand = self.eval(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
+        if isinstance(operand, TensorValue):
+            return operand
+        if isinstance(operand, ScalarValue):
+            if isinstance(node.operator, cst.Minus) and isinstance(operand.const, (int, float)):
+                pytype = "int" if operand.pytype == "bool" else operand.pytype
+                return ScalarValue(pytype, -operand.const)
+            return ScalarValue(operand.pytype)
+        return TOP
+
+    def _comparison(self, node: cst.Comparison) -> Value:
+        left = self.eval(node.left)
+        result: Value = TOP
+        for target in node.comparisons:
+            right = self.eval(target.comparator)
+            op = _OPERATOR_SYMBOLS.get(type(target.operator).__name__, "?")
+            if isinstance(left, TensorValue) or isinstance(right, TensorValue):
+                result = T.binary_op(left, right, op, node, self.tenv) if op in T.COMPARISON_OPS else TOP
+            elif isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
+                result = ArrayValue(frozenset({BOOL}), None)
+            else:
+                result = ScalarValue("bool")
+            left = right
+        return result
+
+    def _boolean(self, node: cst.BooleanOperation) -> Value:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        return join(left, right)
+
+    def _if_exp(self, node: cst.IfExp) -> Value:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        return TOP
+
+    def _named_expr(self, node: Any) -> Value:
+        value = self.eval(node.value)
+        self.assign_target(node.target, value, node)
+        return value
+
+    def _await(self, node: Any) -> Value:
+        self.eval(node.expression)
+        return TOP
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, node: cst.Call) -> Value:
+        func = node.func
+        receiver: Value = TOP
+        if isinstance(func, cst.Attribute):
+            receiver = self.eval(func.value)
+            callee_value = self.get_attribute(receiver, func.attr.value, func)
+            self._set(func, callee_value)
+        else:
+            callee_value = self.eval(func)
+        args = self.eval_args(node)
+        callee = Callee("unknown", args=args)
+        result: Value = TOP
+        if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
+            callee = Callee("method", func.attr.value, receiver, args)
+            result = self.call_method(receiver, func.attr.value, args, node)
+        elif isinstance(func, cst.Attribute) and isinstance(receiver, InstanceValue) and \
+                callee_value is TOP and _is_module_class(receiver.cls):
+            callee = Callee("method", func.attr.value, receiver, args)
+            result = self.module_instance_method(receiver, func.attr.value, args, node)
+        elif isinstance(callee_value, SymbolValue):
+            callee = Callee("symbol", callee_value.qualname, receiver, args)
+            result = self.call_symbol(callee_value.qualname, args, node)
+        elif isinstance(callee_value, DTypeValue):
+            callee = Callee("symbol", "torch." + callee_value.dtype, receiver, args)
+        elif isinstance(callee_value, ModuleValue):
+            callee = Callee("module", callee_value.qualname, callee_value, args)
+            result = NN.call_module(callee_value, args, node)
+        elif isinstance(callee_value, FunctionValue):
+            callee = Callee("user", callee_value.node.name.value, TOP, args)
+            result = self.call_function(callee_value, args, node)
+        elif isinstance(callee_value, BoundMethod):
+            callee = Callee("user", callee_value.function.node.name.value, callee_value.instance, args)
+            result = self.call_function(callee_value.function, args, node, callee_value.instance)
+        elif isinstance(callee_value, ClassValue):
+            callee = Callee("user", callee_value.name, TOP, args)
+            result = self.instantiate(callee_value, args, node)
+        elif isinstance(callee_value, InstanceValue):
+            forward = callee_value.cls.methods.get("forward") or callee_value.cls.methods.get("__call__")
+            callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
+            if forward is not None:
+                result = self.call_function(forward, args, node, callee_value)
+        callee.result = result
+        self._callees[node] = callee
+        return result
+
+    def eval_args(self, node: cst.Call) -> CallArgs:
+        args = CallArgs()
+        for arg in node.args:
+            value = self.eval(arg.value)
+            if arg.star:
+                args.has_star = True
+            elif arg.keyword is not None:
+                args.kw[arg.keyword.value] = value
+                args.kw_nodes[arg.keyword.value] = arg.value
+            else:
+                args.pos.append(value)
+                args.pos_nodes.append(arg.value)
+        return args
+
+    def call_symbol(self, qualname: str, args: CallArgs, node: Any) -> Value:
+        if qualname.startswith("torch.nn.functional."):
+            return _functional(qualname[20:], args, node, self.tenv)
+        if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
+            return NN.construct(qualname[9:], args, node)
+        if qualname in ("torch.nn.parameter.Parameter",):
+            return _parameter(args, node)
+        if qualname == "torch.set_default_dtype":
+            dtype = T.dtype_of_arg(args.get(0))
+            if dtype in (FLOAT32, FLOAT64) and self.frame is self.globals:
+                self.default_float = dtype
+                self.tenv.default_float = dtype
+            return NoneValue()
+        if qualname in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
+            return _dataloader(self, args, node)
+        if qualname in ("torch.device",):
+            return DeviceValue(T.device_of_arg(args.get(0)))
+        if qualname.startswith("torch."):
+            return T.call_torch_function(qualname[6:], args, node, self.tenv)
+        if qualname.startswith("numpy."):
+            return NP.call_numpy_function(qualname[6:], args, node)
+        if qualname.startswith("builtins."):
+            return _builtin(self, qualname[9:], args, node)
+        return TOP
+
+    def call_method(self, receiver: Value, name: str, args: CallArgs, node: Any) -> Value:
+        if isinstance(receiver, TensorValue):
+            result = T.tensor_method(receiver, name, args, node, self.tenv)
+            if name in ("cuda",) or (name == "to" and isinstance(result, TensorValue) and result.device == "cuda"):
+                self.moves_to_cuda = True
+            return result
+        if isinstance(receiver, ArrayValue):
+            return NP.ndarray_method(receiver, name, args, node)
+        if isinstance(receiver, ModuleValue):
+            return self.module_instance_method(receiver, name, args, node)
+        return TOP
+
+    def module_instance_method(self, module: Value, name: str, args: CallArgs, node: Any) -> Value:
+        """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
+        if name in ("double", "float", "half", "bfloat16"):
+            _set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
+                              weak=self.branch_depth > 0)
+            return module
+        if name in ("to", "type"):
+            for value in list(args.pos) + list(args.kw.values()):
+                dtype = T.dtype_of_arg(value)
+                if dtype is not None:
+                    _set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
+                                      weak=self.branch_depth > 0)
+                elif T.device_of_arg(value) == "cuda":
+                    self.moves_to_cuda = True
+            return module
+        if name == "cuda":
+            self.moves_to_cuda = True
+            return module
+        if name in ("cpu", "eval", "train", "requires_grad_", "share_memory", "zero_grad"):
+            return module
+        if isinstance(module, ModuleValue) and name == "forward":
+            return NN.call_module(module, args, node)
+        return TOP
+
+    def instantiate(self, cls: ClassValue, args: CallArgs, node: Any) -> Value:
+        instance = InstanceValue(cls, Origin(node, f"{cls.name}(...)"))
+        init = cls.methods.get("__init__")
+        if init is not None:
+            self.call_function(init, args, node, instance, force=True)
+        return instance
+
+    def call_function(self, fn: FunctionValue, args: CallArgs, node: Any,
+                      self_value: Optional[Value] = None, force: bool = False) -> Value:
+        fnode = fn.node
+        if any(not _is_transparent(d.decorator) for d in fnode.decorators):
+            return TOP
+        if _is_generator(fnode):
+            return TOP
+        annotated = self.annotated_returns.get(fnode, TOP)
+        if fnode in self._call_stack or len(self._call_stack) >= MAX_CALL_DEPTH or args.has_star:
+            return annotated
+        params = self.bind_params(fn, args, self_value)
+        informative = force or any(v is not TOP for k, v in params.items()
+                                   if not (self_value is not None and k == _first_param(fnode)))
+        if not informative:
+            self._ensure_standalone(fn)
+            return annotated if annotated is not TOP else self._memo.get((fnode, "standalone"), TOP)
+        try:
+            key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.recording)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._memo and not force:
+            return self._memo[key]
+        result = self._run_function(fn, params)
+        if key is not None:
+            self._memo[key] = result
+        inferred = result
+        return inferred if inferred is not TOP else annotated
+
+    def bind_params(self, fn: FunctionValue, args: CallArgs, self_value: Optional[Value]) -> Dict[str, Value]:
+        params = fn.node.params
+        names: List[cst.Param] = list(params.posonly_params) + list(params.params)
+        bound: Dict[str, Value] = {}
+        positional = list(args.pos)
+        if self_value is not None and names and not _has_decorator(fn.node, "staticmethod"):
+            bound[names[0].name.value] = self_value
+            names = names[1:]
+        for i, param in enumerate(names):
+            pname = param.name.value
+            if i < len(positional):
+                bound[pname] = positional[i]
+            elif pname in args.kw:
+                bound[pname] = args.kw[pname]
+            elif param.default is not None:
+                bound[pname] = self._default_value(param)
+            else:
+                bound[pname] = TOP
+        for param in params.kwonly_params:
+            pname = param.name.value
+            bound[pname] = args.kw.get(pname, self._default_value(param) if param.default is not None else TOP)
+        for param in (params.star_arg, params.star_kwarg):
+            if isinstance(param, cst.Param):
+                bound[param.name.value] = TOP
+        # An argument of unknown value still gets the parameter's annotation.
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            pname = param.name.value
+            if bound.get(pname) is TOP and param.annotation is not None:
+                bound[pname] = self.annotation_value(param.annotation.annotation)
+        return bound
+
+    def _default_value(self, param: cst.Param) -> Value:
+        default = param.default
+        if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
+            return _EXPRESSION_HANDLERS[type(default)](self, default)
+        if isinstance(default, cst.Name) and default.value in ("True", "False", "None"):
+            return self._name_constant(default)
+        return TOP
+
+    def _ensure_standalone(self, fn: FunctionValue) -> None:
+        if fn.node not in self._analysed_standalone:
+            self._analysed_standalone.add(fn.node)
+            self._analyse_standalone(fn, self.globals)
+
+    def _analyse_standalone(self, fn: FunctionValue, frame: Frame) -> None:
+        self_value: Optional[Value] = None
+        if isinstance(fn.owner, ClassValue) and not _has_decorator(fn.node, "staticmethod"):
+            self_value = self.prototype(fn.owner)
+        outer = self.frame
+        self.frame = frame
+        try:
+            params = self.bind_params(fn, CallArgs(), self_value)
+        finally:
+            self.frame = outer
+        result = self._run_function(fn, params, frame)
+        self._memo[(fn.node, "standalone")] = result
+
+    def prototype(self, cls: ClassValue) -> InstanceValue:
+        """The instance ``self`` stands for when a method is analysed on its own:
+        attributes come from analysing ``__init__`` with unknown arguments."""
+        proto = self._prototypes.get(cls.node)
+        if proto is None:
+            proto = InstanceValue(cls, Origin(cls.node, f"self ({cls.name})"))
+            self._prototypes[cls.node] = proto
+            init = cls.methods.get("__init__")
+            if init is not None and init.node not in self._call_stack:
+                recording = self.recording
+                self.recording = False
+                try:
+                    params = self.bind_params(init, CallArgs(), proto)
+                    self._run_function(init, params)
+                finally:
+                    self.recording = recording
+        return proto
+
+    def _run_function(self, fn: FunctionValue, params: Dict[str, Value],
+                      parent: Optional[Frame] = None) -> Value:
+        fnode = fn.node
+        frame = Frame(dict(params), parent=parent or self.globals, function=fn)
+        outer = self.frame
+        branch_depth = self.branch_depth
+        self.frame = frame
+        self.branch_depth = 0
+        self._call_stack.append(fnode)
+        try:
+            for name, value in params.items():
+                self._record_param(fnode, name, value)
+            ended = self.exec_body(fnode.body)
+            if not ended:
+                frame.returns.append(NoneValue())
+        finally:
+            self._call_stack.pop()
+            self.frame = outer
+            self.branch_depth = branch_depth
+        result: Optional[Value] = None
+        for value in frame.returns:
+            result = value if result is None else join(result, value)
+        return result if result is not None else TOP
+
+    def _record_param(self, fnode: Any, name: str, value: Value) -> None:
+        if not self.recording:
+            return
+        for param in list(fnode.params.posonly_params) + list(fnode.params.params) + list(
+                fnode.params.kwonly_params):
+            if param.name.value == name:
+                self._set(param.name, value)
+                return
+
+    def iterate(self, iterable: Value) -> Value:
+        """The value of one element when iterating over ``iterable``."""
+        if isinstance(iterable, SequenceValue):
+            return iterable.element if iterable.container != "dict" else TOP
+        if isinstance(iterable, TensorValue):
+            return _index_first(iterable)
+        if isinstance(iterable, DataLoaderValue):
+            return _collate(iterable.item, iterable.batch_size)
+        if isinstance(iterable, ModuleValue) and iterable.short_name in ("Sequential", "ModuleList"):
+            element: Value = TOP
+            for i, child in enumerate(iterable.children):
+                element = child if i == 0 else join(element, child)
+            return element
+        return TOP
+
+    # ------------------------------------------------------------------ annotations
+
+    def annotation_value(self, node: Any) -> Value:
+        """The value an annotation promises: Tensor, FloatTensor, jaxtyping, torchtyping."""
+        try:
+            return self._annotation_value(node)
+        except A.ShapeSpecError:
+            return TOP
+
+    def _annotation_value(self, node: Any) -> Value:
+        recording = self.recording
+        self.recording = False
+        try:
+            if isinstance(node, cst.SimpleString):
+                return TOP
+            if isinstance(node, cst.Subscript):
+                base = self.eval(node.value)
+                if not isinstance(base, SymbolValue):
+                    return TOP
+                qual = base.qualname
+                parts = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+                if qual.startswith("jaxtyping."):
+                    cls_name = qual[10:]
+                    if cls_name not in A.JAXTYPING_DTYPES or len(parts) != 2:
+                        return TOP
+                    array_type = self.eval(parts[0])
+                    if not isinstance(array_type, SymbolValue) or array_type.qualname not in (
+                            "torch.Tensor",):
+                        return TOP
+                    spec = parts[1]
+                    shape = None
+                    if isinstance(spec, cst.SimpleString):
+                        text = spec.evaluated_value
+                        if isinstance(text, str):
+                            shape, _ = A.parse_shape_string(text)
+                    return TensorValue(A.JAXTYPING_DTYPES[cls_name], shape,
+                                       Origin(node, f"annotated {cls_name}[Tensor, ...]"))
+                if qual in ("typing.Optional",):
+                    return TOP
+                if qual in ("typing.Tuple", "builtins.tuple", "typing.List", "builtins.list"):
+                    items = tuple(self._annotation_value(p) for p in parts)
+                    if qual.endswith(("Tuple", "tuple")) and not any(
+                            isinstance(p, cst.Ellipsis) for p in parts):
+                        element = items[0] if items else TOP
+                        for item in items[1:]:
+                            element = join(element, item)
+                        return SequenceValue("tuple", element, items)
+                    return SequenceValue("list", items[0] if items else TOP, None)
+                return TOP
+            value = self.eval(node)
+            if isinstance(value, SymbolValue):
+                q = value.qualname
+                if q == "torch.Tensor":
+                    return TensorValue(None, None, Origin(node, "annotated torch.Tensor"))
+                short = q.rsplit(".", 1)[-1]
+                if q.startswith("torch.") and short in D.LEGACY_TENSOR_TYPES:
+                    return TensorValue(frozenset({D.LEGACY_TENSOR_TYPES[short]}), None,
+                                       Origin(node, f"annotated {short}"))
+                if q == "builtins.int":
+                    return ScalarValue("int")
+                if q == "builtins.float":
+                    return ScalarValue("float")
+                if q == "builtins.bool":
+                    return ScalarValue("bool")
+            return TOP
+        finally:
+            self.recording = recording
+
+    def _name_constant(self, node: cst.Name) -> Value:
+        if node.value == "True":
+            return ScalarValue("bool", True)
+        if node.value == "False":
+            return ScalarValue("bool", False)
+        if node.value == "None":
+            return NoneValue()
+        return self.lookup(node.value)
+
+
+# ---------------------------------------------------------------------- module-level helpers
+
+_SLICE = StringValue(":")  # sentinel for a slice index
+
+_OPERATOR_SYMBOLS = {
+    "Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//",
+    "Modulo": "%", "Power": "**", "MatrixMultiply": "@", "BitAnd": "&", "BitOr": "|",
+    "BitXor": "^", "LeftShift": "<<", "RightShift": ">>",
+    "Equal": "==", "NotEqual": "!=", "LessThan": "<", "LessThanEqual": "<=",
+    "GreaterThan": ">", "GreaterThanEqual": ">=", "Is": "is", "IsNot": "is not",
+    "In": "in", "NotIn": "not in",
+}
+
+
+def _dotted_name(node: Any) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted_name(node.value)
+        return None if head is None else f"{head}.{node.attr.value}"
+    return None
+
+
+def _join_envs(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
+    out = dict(a)
+    for name, value in b.items():
+        prev = out.get(name)
+        out[name] = value if prev is None else join(prev, value)
+    for name in a:
+        if name not in b:
+            out[name] = TOP  # bound on one path only: maybe unbound on the other
+    return out
+
+
+def _envs_equal(a: Dict[str, Value], b: Dict[str, Value]) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for name, value in a.items():
+        other = b[name]
+        if value is other:
+            continue
+        if type(value) is not type(other):
+            return False
+        if isinstance(value, TensorValue):
+            if (value.dtypes, value.shape, value.device) != (other.dtypes, other.shape, other.device):  # type: ignore[union-attr]
+                return False
+        elif value != other:
+            return False
+    return True
+
+
+def _widen(old: Dict[str, Value], new: Dict[str, Value]) -> Dict[str, Value]:
+    """Names whose value still changes after the iteration cap become TOP: loops terminate."""
+    out = {}
+    for name, value in new.items():
+        out[name] = value if name in old and _envs_equal({name: old[name]}, {name: value}) else TOP
+    return out
+
+
+def _index_first(t: TensorValue) -> Value:
+    shape = t.shape[1:] if t.shape else None
+    return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
+
+
+def _index_tensor(t: TensorValue, indices: List[Value], node: Any) -> Value:
+    """``t[...]``: basic indexing keeps the dtype; the shape is modelled for ints and slices."""
+    if any(isinstance(i, TensorValue) for i in indices):
+        for i in indices:
+            if isinstance(i, TensorValue) and i.dtype == BOOL and len(indices) == 1:
+                return TensorValue(t.dtypes, (None,), t.origin, t.device, t.requires_grad)
+        return TensorValue(t.dtypes, None, t.origin, t.device, t.requires_grad)
+    shape = None
+    if t.shape is not None and all(i is _SLICE or (isinstance(i, ScalarValue) and i.pytype == "int")
+                                   for i in indices) and len(indices) <= len(t.shape):
+        out = []
+        for i, dim in enumerate(t.shape):
+            if i >= len(indices):
+                out.append(dim)
+            elif indices[i] is _SLICE:
+                out.append(dim if i < len(indices) and _is_full_slice(node, i) else None)
+        shape = tuple(out)
+    return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
+
+
+def _is_full_slice(node: cst.Subscript, i: int) -> bool:
+    element = node.slice[i].slice
+    return isinstance(element, cst.Slice) and element.lower is None and element.upper is None and element.step is None
+
+
+def _numpy_binary(left: Value, right: Value, op: str) -> Value:
+    la = left if isinstance(left, ArrayValue) else None
+    ra = right if isinstance(right, ArrayValue) else None
+    if op in ("==", "!=", "<", "<=", ">", ">="):
+        return ArrayValue(frozenset({BOOL}), None)
+    # NumPy 2 (NEP 50): Python scalars are weak, arrays of the same category keep their dtype.
+    if la and ra:
+        if la.dtype and ra.dtype:
+            d = D.promote_types(la.dtype, ra.dtype)
+            return ArrayValue(frozenset({d}) if d else None, None, la.origin if d == la.dtype else ra.origin)
+        return ArrayValue(None, None)
+    arr = la or ra
+    other = right if la else left
+    if isinstance(other, ScalarValue) and arr is not None and arr.dtype:
+        d = D.result_type([arr.dtype], [], [other.pytype], FLOAT64)
+        if op == "/" and d and d in (INT64, "int32", "int16", "int8", "uint8", BOOL):
+            d = FLOAT64
+        return ArrayValue(frozenset({d}) if d else None, arr.shape, arr.origin)
+    return TOP
+
+
+def _scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
+    order = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+    kind = left.pytype if order.get(left.pytype, 3) >= order.get(right.pytype, 3) else right.pytype
+    if kind == "bool" and op in ("+", "-", "*", "//", "%", "**"):
+        kind = "int"
+    if op == "/" and kind in ("int", "bool"):
+        kind = "float"
+    const = None
+    if isinstance(left.const, (int, float)) and isinstance(right.const, (int, float)):
+        try:
+            const = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                     "//": lambda a, b: a // b, "/": lambda a, b: a / b}.get(op, lambda a, b: None)(
+                left.const, right.const)
+        except (ZeroDivisionError, OverflowError):
+            const = None
+        if isinstance(const, int) and abs(const) > 1 << 62:
+            const = None
+    return ScalarValue(kind, const)
+
+
+def _module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
+    name, cfg = module.short_name, module.config
+    if attr == "weight" and name == "Linear":
+        shape = (cfg.get("out_features"), cfg.get("in_features"))
+        return TensorValue(module.param_dtypes, shape, module.dtype_origin, module.device, True)
+    if attr == "weight" and name == "Embedding":
+        return TensorValue(module.param_dtypes, (cfg.get("num_embeddings"), cfg.get("embedding_dim")),
+                           module.dtype_origin, module.device, True)
+    if attr in ("weight", "bias") and module.param_dtypes is not None:
+        return TensorValue(module.param_dtypes, None, module.dtype_origin, module.device, True)
+    if attr in cfg:
+        v = cfg[attr]
+        if isinstance(v, bool):
+            return ScalarValue("bool", v)
+        if isinstance(v, int):
+            return ScalarValue("int", v)
+    return TOP
+
+
+def _set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
+                      seen: Optional[set] = None) -> None:
+    """Module casts act in place on every parameter of every submodule."""
+    seen = seen if seen is not None else set()
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        if module.param_dtypes is not None:
+            new = frozenset({dtype})
+            module.param_dtypes = (module.param_dtypes | new) if weak else new
+            module.dtype_origin = origin
+        for child in module.children:
+            _set_module_dtype(child, dtype, origin, weak, seen)
+    elif isinstance(module, InstanceValue):
+        for value in module.attrs.values():
+            if isinstance(value, (ModuleValue, InstanceValue)):
+                _set_module_dtype(value, dtype, origin, weak, seen)
+
+
+def _is_module_class(cls: ClassValue) -> bool:
+    return any(b in _MODULE_BASES for b in cls.bases)
+
+
+def _has_decorator(fnode: Any, name: str) -> bool:
+    for deco in fnode.decorators:
+        d = _dotted_name(deco.decorator)
+        if d is not None and (d == name or d.endswith("." + name)):
+            return True
+    return False
+
+
+def _is_transparent(decorator: Any) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    d = _dotted_name(target)
+    if d is None:
+        return False
+    return any(d == t or t.endswith("." + d) or d.endswith(t.rsplit(".", 1)[-1]) and "." in t
+               for t in _TRANSPARENT_DECORATORS) or d in ("staticmethod", "classmethod", "jaxtyped")
+
+
+def _first_param(fnode: Any) -> Optional[str]:
+    params = list(fnode.params.posonly_params) + list(fnode.params.params)
+    return params[0].name.value if params else None
+
+
+def _is_generator(fnode: Any) -> bool:
+    finder = _YieldFinder()
+    fnode.body.visit(finder)
+    return finder.found
+
+
+class _YieldFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.found = True
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested functions have their own yield
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def _functional(name: str, args: CallArgs, node: Any, env: T.Env) -> Value:
+    """torch.nn.functional.<name>."""
+    x = args.get(0, "input")
+    if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
+                "softmax", "log_softmax", "normalize", "pad", "max_pool2d", "avg_pool2d",
+                "layer_norm", "batch_norm"):
+        if isinstance(x, TensorValue):
+            shape = x.shape if name not in ("pad", "max_pool2d", "avg_pool2d") else None
+            return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
+        return TOP
+    if name in ("sigmoid", "tanh"):
+        return T.tensor_method(x, name, CallArgs(), node, env) if isinstance(x, TensorValue) else TOP
+    if name == "linear":
+        w = args.get(1, "weight")
+        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
+            dtype = x.dtype if x.dtype is not None and x.dtype == w.dtype else None
+            shape = (tuple(x.shape[:-1]) + (w.shape[0],)) if x.shape and w.shape and len(w.shape) == 2 else None
+            return TensorValue(None if dtype is None else frozenset({dtype}), shape, x.origin, x.device)
+        return TOP
+    if name == "one_hot":
+        return TensorValue(frozenset({INT64}), None, Origin(node, "F.one_hot gives int64"),
+                           x.device if isinstance(x, TensorValue) else None)
+    if name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+                "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"):
+        if isinstance(x, TensorValue):
+            reduction = args.kw.get("reduction")
+            shape = () if not isinstance(reduction, StringValue) or reduction.const in ("mean", "sum") else None
+            return TensorValue(x.dtypes, shape, Origin(node, f"F.{name}"), x.device)
+        return TOP
+    if name == "embedding":
+        w = args.get(1, "weight")
+        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
+            shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
+            return TensorValue(w.dtypes, shape, w.origin, w.device)
+    return TOP
+
+
+def _parameter(args: CallArgs, node: Any) -> Value:
+    data = args.get(0, "data")
+    if isinstance(data, TensorValue):
+        rg = args.get(1, "requires_grad")
+        requires_grad = rg.const if isinstance(rg, ScalarValue) else True
+        return TensorValue(data.dtypes, data.shape, data.origin, data.device, requires_grad)
+    return TOP
+
+
+def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value:
+    if name in ("float", "int", "bool", "complex"):
+        return ScalarValue(name)
+    if name == "len":
+        return ScalarValue("int")
+    if name == "range":
+        return SequenceValue("list", ScalarValue("int"), None)
+    if name == "enumerate":
+        element = interp.iterate(args.get(0))
+        return SequenceValue("list", SequenceValue("tuple", TOP, (ScalarValue("int"), element)), None)
+    if name == "zip":
+        if args.has_star:
+            return TOP
+        items = tuple(interp.iterate(v) for v in args.pos)
+        return SequenceValue("list", SequenceValue("tuple", TOP, items), None)
+    if name in ("list", "tuple", "sorted", "reversed") and args.pos:
+        element = interp.iterate(args.pos[0])
+        return SequenceValue("list" if name != "tuple" else "tuple", element, None)
+    if name == "isinstance":
+        return ScalarValue("bool")
+    if name == "super":
+        frame = interp.frame
+        return TOP if frame is None else TOP
+    return TOP
+
+
+def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
+    dataset = args.get(0, "dataset")
+    batch_size_value = args.get(1, "batch_size")
+    batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
+        1 if not args.has(1, "batch_size") else None)
+    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star:
+        return TOP
+    item: Value = TOP
+    if isinstance(dataset, InstanceValue):
+        getitem = dataset.cls.methods.get("__getitem__")
+        if getitem is not None:
+            item = interp.call_function(getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
+                                        dataset, force=True)
+    elif isinstance(dataset, SymbolValue):
+        return TOP
+    if item is TOP:
+        return TOP
+    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"))
+
+
+def _collate(item: Value, batch_size: Optional[int]) -> Value:
+    """torch's default_collate: Python floats -> float64, ints -> int64, arrays keep dtype."""
+    batch: Any = batch_size if isinstance(batch_size, int) else None
+    if isinstance(item, TensorValue):
+        shape = None if item.shape is None else (batch,) + tuple(item.shape)
+        return TensorValue(item.dtypes, shape, item.origin, item.device)
+    if isinstance(item, ArrayValue):
+        shape = None if item.shape is None else (batch,) + tuple(item.shape)
+        return TensorValue(item.dtypes, shape, Origin(item.origin.node if item.origin else None,
+                                                      "default_collate keeps the ndarray's dtype",
+                                                      item.origin), "cpu")
+    if isinstance(item, ScalarValue):
+        dtype = {"float": FLOAT64, "int": INT64, "bool": BOOL}.get(item.pytype)
+        if dtype is None:
+            return TOP
+        return TensorValue(frozenset({dtype}), (batch,),
+                           Origin(item.origin.node if item.origin else None,
+                                  f"default_collate turns Python {item.pytype}s into {dtype}"), "cpu")
+    if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
+        return SequenceValue("list", TOP, tuple(_collate(i, batch_size) for i in item.items))
+    return TOP
+
+
+def _name_or_constant(interp: Interpreter, node: cst.Name) -> Value:
+    if node.value in ("True", "False", "None"):
+        return interp._name_constant(node)
+    return interp.lookup(node.value)
+
+
+_STATEMENT_HANDLERS: Dict[type, Callable[[Interpreter, Any], Any]] = {
+    cst.SimpleStatementLine: Interpreter._simple_line,
+    cst.Expr: Interpreter._expr_stmt,
+    cst.Assign: Interpreter._assign,
+    cst.AnnAssign: Interpreter._ann_assign,
+    cst.AugAssign: Interpreter._aug_assign,
+    cst.Return: Interpreter._return,
+    cst.Raise: Interpreter._raise,
+    cst.Break: Interpreter._terminator,
+    cst.Continue: Interpreter._terminator,
+    cst.Import: Interpreter._import,
+    cst.ImportFrom: Interpreter._import_from,
+    cst.If: Interpreter._if,
+    cst.For: Interpreter._loop,
+    cst.While: Interpreter._loop,
+    cst.With: Interpreter._with,
+    cst.Try: Interpreter._try,
+    cst.FunctionDef: Interpreter._function_def,
+    cst.ClassDef: Interpreter._class_def,
+}
+if hasattr(cst, "TryStar"):
+    _STATEMENT_HANDLERS[cst.TryStar] = Interpreter._try
+
+_EXPRESSION_HANDLERS: Dict[type, Callable[[Interpreter, Any], Value]] = {
+    cst.Name: _name_or_constant,
+    cst.Integer: Interpreter._integer,
+    cst.Float: Interpreter._float,
+    cst.Imaginary: Interpreter._imaginary,
+    cst.SimpleString: Interpreter._string,
+    cst.ConcatenatedString: Interpreter._string,
+    cst.FormattedString: Interpreter._string,
+    cst.List: Interpreter._collection,
+    cst.Tuple: Interpreter._collection,
+    cst.Set: Interpreter._collection,
+    cst.Dict: Interpreter._dict,
+    cst.ListComp: Interpreter._comprehension,
+    cst.SetComp: Interpreter._comprehension,
+    cst.DictComp: Interpreter._comprehension,
+    cst.GeneratorExp: Interpreter._comprehension,
+    cst.Attribute: Interpreter._attribute,
+    cst.Subscript: Interpreter._subscript,
+    cst.BinaryOperation: Interpreter._binary,
+    cst.UnaryOperation: Interpreter._unary,
+    cst.Comparison: Interpreter._comparison,
+    cst.BooleanOperation: Interpreter._boolean,
+    cst.IfExp: Interpreter._if_exp,
+    cst.Lambda: Interpreter._lambda,
+    cst.NamedExpr: Interpreter._named_expr,
+    cst.Await: Interpreter._await,
+    cst.Call: Interpreter._call,
+}
+
+
+def analyse(module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
+            time_budget: float = DEFAULT_TIME_BUDGET) -> Interpreter:
+    """Run the abstract interpreter over a parsed module and return it (with its facts)."""
+    return Interpreter(module, listeners, time_budget).run()

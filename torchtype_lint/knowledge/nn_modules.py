@@ -1,0 +1,217 @@
+"""torch.nn modules: constructor signatures, parameter dtypes and what a call returns."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+from ..values import (
+    CallArgs, Callee,
+    FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, TensorValue, Value,
+    category,
+)
+from . import shapes as S
+from .torch_api import dtype_of_arg, int_const
+
+#: Positional parameter names of the modules whose contracts the engine knows.
+SIGNATURES: Dict[str, Tuple[str, ...]] = {
+    "Linear": ("in_features", "out_features", "bias"),
+    "Bilinear": ("in1_features", "in2_features", "out_features"),
+    "Conv1d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
+    "Conv2d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
+    "Conv3d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
+    "ConvTranspose1d": ("in_channels", "out_channels", "kernel_size"),
+    "ConvTranspose2d": ("in_channels", "out_channels", "kernel_size"),
+    "ConvTranspose3d": ("in_channels", "out_channels", "kernel_size"),
+    "Embedding": ("num_embeddings", "embedding_dim", "padding_idx"),
+    "EmbeddingBag": ("num_embeddings", "embedding_dim"),
+    "LSTM": ("input_size", "hidden_size", "num_layers"),
+    "GRU": ("input_size", "hidden_size", "num_layers"),
+    "RNN": ("input_size", "hidden_size", "num_layers"),
+    "LSTMCell": ("input_size", "hidden_size"),
+    "GRUCell": ("input_size", "hidden_size"),
+    "RNNCell": ("input_size", "hidden_size"),
+    "BatchNorm1d": ("num_features", "eps", "momentum"),
+    "BatchNorm2d": ("num_features", "eps", "momentum"),
+    "BatchNorm3d": ("num_features", "eps", "momentum"),
+    "InstanceNorm1d": ("num_features",), "InstanceNorm2d": ("num_features",),
+    "GroupNorm": ("num_groups", "num_channels"),
+    "LayerNorm": ("normalized_shape", "eps"),
+    "MultiheadAttention": ("embed_dim", "num_heads"),
+    "TransformerEncoderLayer": ("d_model", "nhead", "dim_feedforward"),
+    "TransformerDecoderLayer": ("d_model", "nhead", "dim_feedforward"),
+    "Transformer": ("d_model", "nhead"),
+    "TransformerEncoder": ("encoder_layer", "num_layers"),
+    "MaxPool1d": ("kernel_size", "stride", "padding", "dilation"),
+    "MaxPool2d": ("kernel_size", "stride", "padding", "dilation"),
+    "MaxPool3d": ("kernel_size", "stride", "padding", "dilation"),
+    "AvgPool1d": ("kernel_size", "stride", "padding"),
+    "AvgPool2d": ("kernel_size", "stride", "padding"),
+    "AvgPool3d": ("kernel_size", "stride", "padding"),
+    "AdaptiveAvgPool1d": ("output_size",), "AdaptiveAvgPool2d": ("output_size",),
+    "AdaptiveMaxPool2d": ("output_size",),
+    "Flatten": ("start_dim", "end_dim"),
+    "Dropout": ("p",), "Dropout2d": ("p",),
+    "Identity": (),
+}
+
+#: Modules with float parameters that reject input of another dtype (matmul inside).
+PARAMETERISED = {
+    "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer",
+    "TransformerEncoder",
+}
+NORMS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+         "InstanceNorm1d", "InstanceNorm2d"}
+#: Layers that pass their input's dtype and shape through unchanged.
+ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid",
+               "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+               "Identity", "Hardswish", "Mish", "Softplus", "PReLU"}
+LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
+          "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
+CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
+
+
+def construct(name: str, args: CallArgs, node: Any) -> Value:
+    """``nn.<name>(...)``: a ModuleValue with its configuration, or TOP if unknown."""
+    if name not in KNOWN:
+        return TOP
+    origin = Origin(node, f"nn.{name}(...)")
+    if name == "Sequential":
+        if args.has_star or args.kw:
+            return TOP
+        children = tuple(args.pos)
+        return ModuleValue("torch.nn.Sequential", {}, _children_dtype(children), origin, children)
+    config: Dict[str, Any] = {}
+    if not args.has_star:
+        names = SIGNATURES.get(name, ())
+        for i, param in enumerate(names):
+            if args.has(i, param):
+                config[param] = _const(args.get(i, param))
+        for key in ("batch_first", "stride", "padding", "dilation", "reduction", "bias",
+                    "kernel_size", "start_dim", "end_dim", "groups", "num_layers",
+                    "bidirectional", "dim"):
+            if key in args.kw:
+                config[key] = _const(args.kw[key])
+    dtype = FLOAT32
+    if "dtype" in args.kw:
+        d = dtype_of_arg(args.kw["dtype"])
+        dtype = d  # type: ignore[assignment]
+    params = None if dtype is None else frozenset({dtype})
+    if name in ELEMENTWISE or name in LOSSES or name.startswith(("MaxPool", "AvgPool", "Adaptive")) \
+            or name == "Flatten":
+        params = None  # no parameters: dtype-polymorphic
+    return ModuleValue(f"torch.nn.{name}", config, params, origin)
+
+
+def _const(value: Value) -> Any:
+    if isinstance(value, ScalarValue):
+        return value.const
+    if isinstance(value, SequenceValue) and value.items is not None:
+        items = tuple(_const(v) for v in value.items)
+        return items
+    return None
+
+
+def _children_dtype(children: Tuple[Value, ...]):
+    dtypes = {c.param_dtypes for c in children if isinstance(c, ModuleValue) and c.param_dtypes}
+    return dtypes.pop() if len(dtypes) == 1 else None
+
+
+def _pair(value: Any, n: int, default: int) -> Optional[Tuple[int, ...]]:
+    if value is None:
+        return (default,) * n
+    if isinstance(value, int):
+        return (value,) * n
+    if isinstance(value, tuple) and len(value) == n and all(isinstance(v, int) for v in value):
+        return value
+    return None
+
+
+def spatial_rank(module: ModuleValue) -> int:
+    name = module.short_name
+    return int(name[-2]) if name[-2:-1].isdigit() and name.endswith("d") else 0
+
+
+def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
+    """The output of ``module(x)``: dtype from the parameters, shape from the contract."""
+    name = module.short_name
+    x = args.get(0, "input")
+    if name == "Sequential":
+        value: Value = x
+        for child in module.children:
+            if not isinstance(child, ModuleValue) or not isinstance(value, TensorValue):
+                return TOP
+            value = call_module(child, CallArgs([value], {}, [None], {}), node)
+        return value
+    if not isinstance(x, TensorValue):
+        return TOP
+    origin = Origin(node, f"output of {name}", None)
+    if name in ELEMENTWISE:
+        if name == "Sigmoid" or name == "Tanh":
+            dtypes = None if x.dtypes is None else frozenset(
+                FLOAT32 if category(d) < 2 else d for d in x.dtypes)
+            return TensorValue(dtypes, x.shape, x.origin, x.device)
+        return x
+    out_dtypes = module.param_dtypes if module.param_dtypes is not None else x.dtypes
+    out_origin = module.dtype_origin if module.param_dtypes is not None else x.origin
+    shape = output_shape(module, x.shape)
+    if name in LOSSES:
+        reduction = module.config.get("reduction", "mean")
+        shape = () if reduction in ("mean", "sum") else None
+        return TensorValue(x.dtypes, shape, origin, x.device)
+    if name in ("LSTM", "GRU", "RNN"):
+        return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, shape, out_origin, x.device), TOP))
+    if name == "Embedding":
+        return TensorValue(out_dtypes, shape, out_origin, x.device)
+    if name == "MultiheadAttention":
+        return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, x.shape, out_origin, x.device), TOP))
+    return TensorValue(out_dtypes, shape, out_origin, x.device)
+
+
+def output_shape(module: ModuleValue, shape: Any) -> Any:
+    """Shape arithmetic of the common layers; None when unknown."""
+    if shape is None:
+        return None
+    name, cfg = module.short_name, module.config
+    if name == "Linear":
+        return tuple(shape[:-1]) + (cfg.get("out_features"),) if shape else None
+    if name == "Embedding":
+        return tuple(shape) + (cfg.get("embedding_dim"),)
+    if name in NORMS or name in ELEMENTWISE:
+        return shape
+    if name == "Flatten":
+        start = cfg.get("start_dim", 1)
+        end = cfg.get("end_dim", -1)
+        if not isinstance(start, int) or not isinstance(end, int):
+            return None
+        return S.flatten_shape(shape, start, end)
+    rank = spatial_rank(module)
+    if rank and (name.startswith("Conv") and not name.startswith("ConvTranspose")
+                 or name.startswith(("MaxPool", "AvgPool"))):
+        if len(shape) not in (rank + 1, rank + 2):
+            return None
+        kernel = _pair(cfg.get("kernel_size"), rank, 1) if cfg.get("kernel_size") is not None else None
+        if kernel is None:
+            return None
+        default_stride = 1 if name.startswith("Conv") else None
+        stride = _pair(cfg.get("stride"), rank, 1) if cfg.get("stride") is not None else (
+            (1,) * rank if default_stride else kernel)
+        padding = cfg.get("padding", 0)
+        if isinstance(padding, str):
+            return None
+        padding = _pair(padding, rank, 0)
+        dilation = _pair(cfg.get("dilation"), rank, 1)
+        if stride is None or padding is None or dilation is None:
+            return None
+        spatial = tuple(S.conv_out(shape[-rank + i], kernel[i], stride[i], padding[i], dilation[i])
+                        for i in range(rank))
+        channels = cfg.get("out_channels") if name.startswith("Conv") else shape[-rank - 1]
+        return tuple(shape[:-rank - 1]) + (channels,) + spatial
+    if name.startswith("AdaptiveAvgPool") or name.startswith("AdaptiveMaxPool"):
+        r = spatial_rank(module)
+        out = _pair(cfg.get("output_size"), r, 1) if cfg.get("output_size") is not None else None
+        if out is None or len(shape) < r + 1:
+            return None
+        return tuple(shape[:-r]) + out
+    return None

@@ -1,0 +1,217 @@
+"""Shape arithmetic torch applies: broadcasting, matmul, reshape, flatten, conv/pool sizes.
+
+Unknown dims (None) and symbolic dims (str) propagate; any rule that needs a number only
+fires on ints. Every formula is checked against torch in tests/test_knowledge_shapes.py.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from ..values import Dim, Shape
+
+
+def _norm_dim(dim: Optional[int], rank: int) -> Optional[int]:
+    if dim is None:
+        return None
+    if dim < 0:
+        dim += rank
+    return dim if 0 <= dim < rank else None
+
+
+def dim_at(shape: Shape, dim: Optional[int]) -> Optional[int]:
+    if shape is None or dim is None:
+        return None
+    d = _norm_dim(dim, len(shape))
+    value = shape[d] if d is not None else None
+    return value if isinstance(value, int) else None
+
+
+def broadcast_dim(a: Dim, b: Dim) -> Dim:
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a == b:
+        return a
+    return None  # unknown, or incompatible (a rule reports that separately)
+
+
+def broadcast_shapes(a: Shape, b: Shape) -> Shape:
+    if a is None or b is None:
+        return None
+    n = max(len(a), len(b))
+    a2 = (1,) * (n - len(a)) + tuple(a)
+    b2 = (1,) * (n - len(b)) + tuple(b)
+    return tuple(broadcast_dim(x, y) for x, y in zip(a2, b2))
+
+
+def broadcast_conflict(a: Shape, b: Shape) -> Optional[Tuple[int, int, int]]:
+    """(axis from the right, size a, size b) of the first pair of known, incompatible dims."""
+    if a is None or b is None:
+        return None
+    for i in range(1, min(len(a), len(b)) + 1):
+        x, y = a[-i], b[-i]
+        if isinstance(x, int) and isinstance(y, int) and x != y and x != 1 and y != 1:
+            return (i, x, y)
+    return None
+
+
+def matmul_shape(a: Shape, b: Shape) -> Shape:
+    """torch.matmul's result shape (1-D operands are promoted and the added dim removed)."""
+    if a is None or b is None or not a or not b:
+        return None
+    if len(a) == 1 and len(b) == 1:
+        return ()
+    if len(a) == 1:
+        return tuple(b[:-2]) + (b[-1],)
+    if len(b) == 1:
+        return tuple(a[:-1])
+    batch = broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
+    if batch is None:
+        return None
+    return batch + (a[-2], b[-1])
+
+
+def matmul_inner(a: Shape, b: Shape) -> Optional[Tuple[Dim, Dim]]:
+    """The two contracted dims of ``a @ b`` (a's last, b's second-to-last or only)."""
+    if a is None or b is None or not a or not b:
+        return None
+    return (a[-1], b[0] if len(b) == 1 else b[-2])
+
+
+def named_product_shape(name: str, a: Shape, b: Shape) -> Shape:
+    if a is None or b is None:
+        return None
+    if name == "mm" and len(a) == 2 and len(b) == 2:
+        return (a[0], b[1])
+    if name == "bmm" and len(a) == 3 and len(b) == 3:
+        return (a[0], a[1], b[2])
+    if name == "mv" and len(a) == 2 and len(b) == 1:
+        return (a[0],)
+    if name == "dot" and len(a) == 1 and len(b) == 1:
+        return ()
+    return None
+
+
+def numel_known(shape: Sequence[Dim]) -> Optional[int]:
+    total = 1
+    for d in shape:
+        if not isinstance(d, int):
+            return None
+        total *= d
+    return total
+
+
+def reshape_shape(src: Shape, target: Shape) -> Shape:
+    """The shape of ``x.view(*target)``; one -1 is inferred when the element count is known."""
+    if target is None:
+        return None
+    if -1 not in target:
+        return tuple(target)
+    if src is None or list(target).count(-1) != 1:
+        return tuple(None if d == -1 else d for d in target)
+    total = numel_known(src)
+    rest = numel_known([d for d in target if d != -1])
+    inferred = total // rest if total is not None and rest and total % rest == 0 else None
+    return tuple(inferred if d == -1 else d for d in target)
+
+
+def flatten_shape(shape: Shape, start: int = 0, end: int = -1) -> Shape:
+    if shape is None:
+        return None
+    if not shape:
+        return (1,)
+    s, e = _norm_dim(start, len(shape)), _norm_dim(end, len(shape))
+    if s is None or e is None or s > e:
+        return None
+    middle = numel_known(shape[s:e + 1])
+    return tuple(shape[:s]) + (middle,) + tuple(shape[e + 1:])
+
+
+def dim_op_shape(name: str, shape: Shape, ints: List[Optional[int]], has_kw: bool) -> Shape:
+    if shape is None or has_kw or any(i is None for i in ints):
+        return None
+    rank = len(shape)
+    if name == "unsqueeze" and len(ints) == 1:
+        d = ints[0]
+        d = d + rank + 1 if d < 0 else d  # type: ignore[operator]
+        if not 0 <= d <= rank:
+            return None
+        return tuple(shape[:d]) + (1,) + tuple(shape[d:])
+    if name == "squeeze":
+        if not ints:
+            if any(not isinstance(d, int) for d in shape):
+                return None
+            return tuple(d for d in shape if d != 1)
+        dims = {_norm_dim(i, rank) for i in ints}
+        if None in dims:
+            return None
+        if any(not isinstance(shape[d], int) for d in dims):  # type: ignore[index]
+            return None
+        return tuple(x for i, x in enumerate(shape) if not (i in dims and x == 1))
+    if name in ("transpose", "swapaxes") and len(ints) == 2:
+        a, b = _norm_dim(ints[0], rank), _norm_dim(ints[1], rank)
+        if a is None or b is None:
+            return None
+        out = list(shape)
+        out[a], out[b] = out[b], out[a]
+        return tuple(out)
+    if name == "t" and not ints:
+        return tuple(reversed(shape)) if rank <= 2 else None
+    if name == "permute" and len(ints) == rank:
+        dims = [_norm_dim(i, rank) for i in ints]
+        if None in dims or len(set(dims)) != rank:
+            return None
+        return tuple(shape[d] for d in dims)  # type: ignore[index]
+    return None
+
+
+def reduce_shape(shape: Shape, dim: int, keepdim: bool) -> Shape:
+    if shape is None:
+        return None
+    d = _norm_dim(dim, len(shape))
+    if d is None:
+        return None
+    if keepdim:
+        return tuple(shape[:d]) + (1,) + tuple(shape[d + 1:])
+    return tuple(shape[:d]) + tuple(shape[d + 1:])
+
+
+def cat_shape(shapes: Sequence[Shape], dim: Optional[int]) -> Shape:
+    if dim is None or any(s is None for s in shapes) or not shapes:
+        return None
+    rank = len(shapes[0])  # type: ignore[arg-type]
+    if any(len(s) != rank for s in shapes):  # type: ignore[arg-type]
+        return None
+    d = _norm_dim(dim, rank)
+    if d is None:
+        return None
+    out: List[Dim] = []
+    for i in range(rank):
+        column = [s[i] for s in shapes]  # type: ignore[index]
+        if i == d:
+            out.append(sum(column) if all(isinstance(c, int) for c in column) else None)  # type: ignore[arg-type]
+        else:
+            out.append(column[0] if all(c == column[0] for c in column) else None)
+    return tuple(out)
+
+
+def stack_shape(shapes: Sequence[Shape], dim: Optional[int]) -> Shape:
+    if dim is None or any(s is None for s in shapes) or not shapes:
+        return None
+    first = shapes[0]
+    if any(s != first for s in shapes):
+        return None
+    rank = len(first) + 1  # type: ignore[arg-type]
+    d = _norm_dim(dim, rank)
+    if d is None:
+        return None
+    return tuple(first[:d]) + (len(shapes),) + tuple(first[d:])  # type: ignore[index]
+
+
+def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation: int = 1) -> Dim:
+    """Output length of a convolution or pooling window (floor mode)."""
+    if not isinstance(size, int):
+        return None
+    out = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    return out if out > 0 else None

@@ -1,0 +1,667 @@
+"""What torch functions and tensor methods return: dtypes, shapes, devices (torch 2.13).
+
+Each entry point takes abstract argument values and returns an abstract value; anything not
+modelled returns TOP. Facts are verified against torch in tests/test_knowledge_torch.py.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ..values import (
+    CallArgs, Callee,
+    BOOL, FLOAT32, INT64, TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, Origin,
+    ScalarValue, SequenceValue, Shape, StringValue, SymbolValue, TensorValue, Value,
+    category, numel,
+)
+from . import dtypes as D
+from . import shapes as S
+
+
+class Env:
+    """What the knowledge layer may ask of the interpreter: the file's default float dtype."""
+
+    def __init__(self, default_float: str = FLOAT32):
+        self.default_float = default_float
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def dtype_of_arg(value: Value) -> Optional[str]:
+    """A dtype given as an argument: ``torch.float64``, Python ``float``, ``np.float32``..."""
+    if isinstance(value, DTypeValue):
+        return value.dtype
+    if isinstance(value, SymbolValue):
+        q = value.qualname
+        if q.startswith("builtins."):
+            return D.PYTHON_TYPE_DTYPES.get(q[9:])
+        if q.startswith("numpy."):
+            return D.NUMPY_DTYPE_NAMES.get(q[6:])
+    return None
+
+
+def device_of_arg(value: Value) -> Optional[str]:
+    if isinstance(value, DeviceValue):
+        return value.device
+    if isinstance(value, StringValue) and value.const is not None:
+        return value.const.split(":")[0] if value.const.split(":")[0] in ("cpu", "cuda", "mps", "meta") else None
+    return None
+
+
+def int_const(value: Value) -> Optional[int]:
+    if isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int):
+        return value.const
+    return None
+
+
+def shape_from_size_args(args: CallArgs, start: int = 0, name: str = "size") -> Shape:
+    """The shape of ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, n])`` or ``zeros(size=...)``."""
+    if args.has_star:
+        return None
+    if name in args.kw:
+        return shape_from_value(args.kw[name])
+    pos = args.pos[start:]
+    if len(pos) == 1 and not isinstance(pos[0], ScalarValue):
+        return shape_from_value(pos[0])
+    return tuple(_dim(v) for v in pos) if pos and all(_is_intlike(v) for v in pos) else (
+        () if not pos else None)
+
+
+def _is_intlike(value: Value) -> bool:
+    return (isinstance(value, ScalarValue) and value.pytype == "int") or value is TOP
+
+
+def _dim(value: Value) -> Any:
+    return int_const(value)
+
+
+def shape_from_value(value: Value) -> Shape:
+    """A shape given as a tuple/list/torch.Size value."""
+    if isinstance(value, ScalarValue) and value.pytype == "int":
+        return (value.const,) if isinstance(value.const, int) else (None,)
+    if isinstance(value, SequenceValue) and value.items is not None:
+        return tuple(int_const(v) for v in value.items)
+    return None
+
+
+def literal_dtype_shape(value: Value, default_float: str) -> Tuple[Optional[str], Shape]:
+    """dtype and shape that ``torch.tensor(literal)`` infers from nested Python scalars."""
+    if isinstance(value, ScalarValue):
+        return D.scalar_dtype(value.pytype, default_float) if value.pytype != "float" else default_float, ()
+    if isinstance(value, SequenceValue) and value.container in ("list", "tuple"):
+        if value.items is None:
+            return None, None
+        if not value.items:
+            return default_float, (0,)
+        kinds: List[Optional[str]] = []
+        shapes = []
+        for item in value.items:
+            d, s = literal_dtype_shape(item, default_float)
+            if d is None:
+                return None, None
+            kinds.append(d)
+            shapes.append(s)
+        dtype: Optional[str] = kinds[0]
+        for d in kinds[1:]:
+            dtype = D.promote_types(dtype, d) if dtype else None
+        inner = shapes[0] if all(s == shapes[0] for s in shapes) else None
+        return dtype, (None if inner is None else (len(value.items),) + inner)
+    return None, None
+
+
+def _origin(node: Any, note: str, parent: Optional[Origin] = None) -> Origin:
+    return Origin(node, note, parent)
+
+
+def _tensor(dtype: Optional[str], shape: Shape, node: Any, note: str, args: CallArgs,
+            parent: Optional[Origin] = None) -> TensorValue:
+    """A new tensor, honouring ``dtype=``, ``device=`` and ``requires_grad=`` keywords."""
+    explicit = dtype_of_arg(args.kw["dtype"]) if "dtype" in args.kw else None
+    if "dtype" in args.kw and explicit is None:
+        dtype = None  # dtype given but not knowable
+    elif explicit is not None:
+        dtype, note = explicit, f"dtype={explicit}"
+    rg = args.kw.get("requires_grad")
+    requires_grad = rg.const if isinstance(rg, ScalarValue) and rg.pytype == "bool" else None
+    device = device_of_arg(args.kw["device"]) if "device" in args.kw else "cpu"
+    return TensorValue(
+        dtypes=None if dtype is None else frozenset({dtype}),
+        shape=shape,
+        origin=_origin(node, note, parent),
+        device=device,
+        requires_grad=requires_grad,
+    )
+
+
+# --------------------------------------------------------------------------- torch.* functions
+
+FLOAT_FACTORIES = {"zeros", "ones", "empty", "rand", "randn"}
+LIKE_FACTORIES = {"zeros_like", "ones_like", "empty_like", "rand_like", "randn_like",
+                  "full_like", "randint_like"}
+
+
+def call_torch_function(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.<name>(...)``; ``name`` is the part after ``torch.``."""
+    handler = _TORCH_FUNCTIONS.get(name)
+    if handler is not None:
+        return handler(name, args, node, env)
+    if name in D.LEGACY_TENSOR_TYPES or name == "Tensor":
+        return _legacy_constructor(name, args, node, env)
+    # torch.<op>(tensor, ...) behaves like tensor.<op>(...) for the ops we model.
+    first = args.get(0, "input")
+    if isinstance(first, TensorValue) and name in TENSOR_OPS_ALSO_FUNCTIONS:
+        rest = CallArgs(args.pos[1:], {k: v for k, v in args.kw.items() if k != "input"},
+                        args.pos_nodes[1:], args.kw_nodes, args.has_star)
+        return tensor_method(first, name, rest, node, env)
+    return TOP
+
+
+def _factory(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    return _tensor(env.default_float, shape_from_size_args(args), node,
+                   f"torch.{name} gives the default dtype {env.default_float}", args)
+
+
+def _full(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    fill = args.get(1, "fill_value")
+    if isinstance(fill, ScalarValue):
+        dtype = env.default_float if fill.pytype == "float" else D.scalar_dtype(fill.pytype, env.default_float)
+    else:
+        dtype = None
+    size = args.get(0, "size")
+    return _tensor(dtype, shape_from_value(size), node,
+                   f"torch.full infers {dtype} from the fill value", args)
+
+
+def _like(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    src = args.get(0, "input")
+    if not isinstance(src, TensorValue):
+        return TOP
+    dtype = src.dtype
+    if name == "full_like":
+        pass  # keeps the source dtype
+    t = _tensor(dtype, src.shape, node, f"torch.{name} copies the dtype of its input", args,
+                src.origin)
+    if src.dtypes is not None and len(src.dtypes) > 1 and "dtype" not in args.kw:
+        return TensorValue(src.dtypes, src.shape, t.origin, t.device, t.requires_grad)
+    return t
+
+
+def _tensor_ctor(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    data = args.get(0, "data")
+    if isinstance(data, (ArrayValue, TensorValue)):
+        # torch.tensor / as_tensor keep an ndarray's or tensor's dtype.
+        note = ("keeps the ndarray's dtype" if isinstance(data, ArrayValue)
+                else "keeps the tensor's dtype")
+        parent = data.origin
+        t = _tensor(data.dtype, data.shape, node, f"torch.{name} {note}", args, parent)
+        if data.dtypes is not None and len(data.dtypes) > 1 and "dtype" not in args.kw:
+            return TensorValue(data.dtypes, data.shape, t.origin, t.device, t.requires_grad)
+        if isinstance(data, TensorValue) and "device" not in args.kw:
+            return TensorValue(t.dtypes, t.shape, t.origin, data.device, t.requires_grad)
+        return t
+    dtype, shape = literal_dtype_shape(data, env.default_float)
+    if dtype is None and shape is None:
+        if "dtype" in args.kw:
+            return _tensor(None, None, node, "", args)
+        return TOP
+    note = {BOOL: "from bool literals", INT64: "from int literals (default int64)"}.get(
+        dtype or "", f"from float literals (default dtype {env.default_float})")
+    return _tensor(dtype, shape, node, f"torch.{name} infers {dtype} {note}", args)
+
+
+def _from_numpy(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    data = args.get(0)
+    if not isinstance(data, ArrayValue):
+        return TensorValue(None, None, _origin(node, "torch.from_numpy"), "cpu")
+    return TensorValue(data.dtypes, data.shape,
+                       _origin(node, "torch.from_numpy keeps the ndarray's dtype", data.origin),
+                       "cpu")
+
+
+def _arange(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    if args.has_star:
+        return TOP
+    bounds = [args.get(i) for i in range(min(len(args.pos), 3))]
+    for key in ("start", "end", "step"):
+        if key in args.kw:
+            bounds.append(args.kw[key])
+    if not bounds or not all(isinstance(b, ScalarValue) for b in bounds):
+        return _tensor(None, (None,), node, "", args) if "dtype" in args.kw else TOP
+    is_float = any(b.pytype == "float" for b in bounds)  # type: ignore[union-attr]
+    dtype = env.default_float if is_float else INT64
+    consts = [b.const for b in bounds]  # type: ignore[union-attr]
+    length: Optional[int] = None
+    if not is_float and all(isinstance(c, int) for c in consts) and "start" not in args.kw \
+            and "end" not in args.kw and "step" not in args.kw:
+        start, end, step = (0, consts[0], 1) if len(consts) == 1 else (
+            consts[0], consts[1], consts[2] if len(consts) > 2 else 1)
+        if step:
+            length = max(0, -(-(end - start) // step))
+    why = "float bounds give the default dtype" if is_float else "int bounds give int64"
+    return _tensor(dtype, (length,), node, f"torch.arange: {why}", args)
+
+
+def _linspace(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    steps = int_const(args.get(2, "steps"))
+    return _tensor(env.default_float, (steps,), node,
+                   f"torch.{name} gives the default dtype {env.default_float}", args)
+
+
+def _eye(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    n = int_const(args.get(0, "n"))
+    m = int_const(args.get(1, "m")) if args.has(1, "m") else n
+    return _tensor(env.default_float, (n, m), node,
+                   f"torch.eye gives the default dtype {env.default_float}", args)
+
+
+def _randint(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    size = args.kw.get("size")
+    if size is None and args.pos and not args.has_star:
+        size = args.pos[-1]
+    shape = shape_from_value(size) if size is not None and not isinstance(size, ScalarValue) else None
+    return _tensor(INT64, shape, node, "torch.randint gives int64", args)
+
+
+def _randperm(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    return _tensor(INT64, (int_const(args.get(0, "n")),), node, "torch.randperm gives int64", args)
+
+
+def _legacy_constructor(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    dtype = env.default_float if name == "Tensor" else D.LEGACY_TENSOR_TYPES[name]
+    first = args.get(0)
+    if isinstance(first, (SequenceValue,)) and not args.has_star and len(args.pos) == 1 and \
+            first.container in ("list", "tuple") and first.items is not None and \
+            not all(isinstance(i, ScalarValue) and i.pytype == "int" for i in first.items):
+        _, shape = literal_dtype_shape(first, env.default_float)
+    elif isinstance(first, ArrayValue):
+        shape = first.shape
+    else:
+        shape = shape_from_size_args(args)
+    return TensorValue(frozenset({dtype}), shape,
+                       _origin(node, f"torch.{name} creates {dtype}"), "cpu")
+
+
+def _matmul_fn(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    a, b = args.get(0, "input"), args.get(1, "other" if name != "mm" else "mat2")
+    return matmul_result(a, b, node, name)
+
+
+def _cat(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    seq = args.get(0, "tensors")
+    if not isinstance(seq, SequenceValue) or seq.items is None:
+        return TOP
+    items = seq.items
+    if not items or not all(isinstance(t, TensorValue) for t in items):
+        return TOP
+    dtype: Optional[str] = None
+    for t in items:
+        d = t.dtype  # type: ignore[union-attr]
+        if d is None:
+            dtype = None
+            break
+        dtype = d if dtype is None else D.promote_types(dtype, d)
+    dim = int_const(args.get(1, "dim")) if args.has(1, "dim") else 0
+    shapes = [t.shape for t in items]  # type: ignore[union-attr]
+    shape = S.cat_shape(shapes, dim) if name == "cat" or name == "concat" else S.stack_shape(shapes, dim)
+    return TensorValue(None if dtype is None else frozenset({dtype}), shape,
+                       _origin(node, f"torch.{name} promotes its inputs"),
+                       _common_device(items))
+
+
+def _common_device(values: Any) -> Optional[str]:
+    devices = {getattr(v, "device", None) for v in values}
+    return devices.pop() if len(devices) == 1 else None
+
+
+def _where(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    if len(args.pos) != 3:
+        return TOP
+    return binary_op(args.pos[1], args.pos[2], "where", node, env)
+
+
+_TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
+    **{n: _factory for n in FLOAT_FACTORIES},
+    **{n: _like for n in LIKE_FACTORIES},
+    "full": _full,
+    "tensor": _tensor_ctor, "as_tensor": _tensor_ctor, "asarray": _tensor_ctor,
+    "from_numpy": _from_numpy,
+    "arange": _arange, "linspace": _linspace, "logspace": _linspace, "eye": _eye,
+    "randint": _randint, "randperm": _randperm,
+    "matmul": _matmul_fn, "mm": _matmul_fn, "bmm": _matmul_fn, "mv": _matmul_fn,
+    "dot": _matmul_fn,
+    "cat": _cat, "concat": _cat, "stack": _cat,
+    "where": _where,
+}
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def matmul_result(a: Value, b: Value, node: Any, name: str = "matmul") -> Value:
+    """Result of a matrix product when both operands share one dtype (mixed dtypes raise)."""
+    if not isinstance(a, TensorValue) or not isinstance(b, TensorValue):
+        return TOP
+    dtype = a.dtype if a.dtype is not None and a.dtype == b.dtype else None
+    shape = S.matmul_shape(a.shape, b.shape) if name in ("matmul", "@") else S.named_product_shape(
+        name, a.shape, b.shape)
+    return TensorValue(None if dtype is None else frozenset({dtype}), shape,
+                       a.origin if dtype is not None else _origin(node, name),
+                       a.device if a.device == b.device else None)
+
+
+def operand_dtype(value: Value, default_float: str) -> Tuple[Optional[str], str]:
+    """(dtype, priority group) of an operand: "dim", "zero" (0-dim tensor) or "scalar"."""
+    if isinstance(value, TensorValue):
+        if value.dtype is None:
+            return None, "dim"
+        if value.shape is not None and len(value.shape) == 0:
+            return value.dtype, "zero"
+        if value.shape is None:
+            return value.dtype, "unknown-rank"
+        return value.dtype, "dim"
+    if isinstance(value, ScalarValue):
+        return value.pytype, "scalar"
+    return None, "other"
+
+
+def promote_operands(a: Value, b: Value, default_float: str) -> Optional[str]:
+    """The result dtype of an elementwise op between ``a`` and ``b``; None when unknowable."""
+    (da, ga), (db, gb) = operand_dtype(a, default_float), operand_dtype(b, default_float)
+    if da is None or db is None or "other" in (ga, gb):
+        return None
+    if "unknown-rank" in (ga, gb):
+        # Without the rank we cannot tell a 0-dim tensor from a dimensioned one, unless the
+        # answer is the same either way.
+        candidates = set()
+        for ra in (("dim", "zero") if ga == "unknown-rank" else (ga,)):
+            for rb in (("dim", "zero") if gb == "unknown-rank" else (gb,)):
+                candidates.add(_result_grouped(da, ra, db, rb, default_float))
+        return candidates.pop() if len(candidates) == 1 else None
+    return _result_grouped(da, ga, db, gb, default_float)
+
+
+def _result_grouped(da: str, ga: str, db: str, gb: str, default_float: str) -> Optional[str]:
+    groups: Dict[str, List[str]] = {"dim": [], "zero": [], "scalar": []}
+    groups[ga].append(da)
+    groups[gb].append(db)
+    return D.result_type(groups["dim"], groups["zero"], groups["scalar"], default_float)
+
+
+COMPARISON_OPS = {"==", "!=", "<", "<=", ">", ">=", "eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def binary_op(a: Value, b: Value, op: str, node: Any, env: Env) -> Value:
+    """Elementwise ``a <op> b`` where at least one side is a tensor."""
+    ta = a if isinstance(a, TensorValue) else None
+    tb = b if isinstance(b, TensorValue) else None
+    if ta is None and tb is None:
+        return TOP
+    if op == "@":
+        return matmul_result(a, b, node, "@")
+    shape = S.broadcast_shapes(ta.shape if ta else (), tb.shape if tb else ()) \
+        if not ((ta is None and not isinstance(a, ScalarValue)) or
+                (tb is None and not isinstance(b, ScalarValue))) else None
+    device = (ta.device if ta else None) if not tb else (tb.device if not ta else (
+        ta.device if ta.device == tb.device else None))
+    if op in COMPARISON_OPS:
+        return TensorValue(frozenset({BOOL}), shape, _origin(node, "comparison gives bool"), device)
+    dtypes = _promote_sets(a, b, env)
+    if dtypes is None:
+        return TensorValue(None, shape, None, device)
+    if op == "/":
+        dtypes = frozenset(D.true_divide_dtype(d, env.default_float) for d in dtypes)
+    origin = _dominant_origin(a, b, dtypes, node, op)
+    return TensorValue(dtypes, shape, origin, device)
+
+
+def _promote_sets(a: Value, b: Value, env: Env) -> Optional[frozenset]:
+    """Promotion over every combination of the operands' possible dtypes."""
+    def choices(v: Value) -> List[Value]:
+        if isinstance(v, TensorValue) and v.dtypes is not None and len(v.dtypes) > 1:
+            return [TensorValue(frozenset({d}), v.shape) for d in v.dtypes]
+        return [v]
+    out = set()
+    for x in choices(a):
+        for y in choices(b):
+            r = promote_operands(x, y, env.default_float)
+            if r is None:
+                return None
+            out.add(r)
+    return frozenset(out)
+
+
+def _dominant_origin(a: Value, b: Value, dtypes: frozenset, node: Any, op: str) -> Optional[Origin]:
+    # The provenance of a result is the operand that carries its dtype.
+    for v in (a, b):
+        if isinstance(v, TensorValue) and v.dtypes == dtypes and v.origin is not None:
+            return v.origin
+    return _origin(node, f"`{op}` promotes to {'/'.join(sorted(dtypes))}")
+
+
+# --------------------------------------------------------------------------- tensor methods
+
+SHAPE_PRESERVING = {
+    "abs", "neg", "relu", "clamp", "clip", "clone", "detach", "contiguous", "sign", "round",
+    "floor", "ceil", "trunc", "requires_grad_", "pin_memory", "share_memory_", "cpu", "cuda",
+    "fill_", "zero_", "masked_fill", "clamp_", "abs_", "relu_", "add", "sub", "mul",
+    "nan_to_num", "square", "pow", "softmax", "log_softmax", "tril", "triu", "flip", "roll",
+    "add_", "sub_", "mul_", "div_", "neg_", "copy_", "normal_", "uniform_", "detach_",
+}
+#: Unary math that gives the default float dtype for integer inputs.
+FLOATING_UNARY = {"exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "log1p",
+                  "expm1", "log2", "log10", "erf", "reciprocal"}
+REDUCTIONS_KEEP = {"mean", "std", "var", "max", "min", "amax", "amin", "prod", "median",
+                   "norm", "logsumexp", "nanmean"}
+REDUCTIONS_INT64 = {"sum", "cumsum", "nansum", "count_nonzero"}
+INDEX_RESULT = {"argmax", "argmin", "argsort", "nonzero"}
+BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
+               "logical_not", "logical_and", "logical_or", "any", "all"}
+
+TENSOR_OPS_ALSO_FUNCTIONS = (
+    SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
+    | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
+                     "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot"}
+)
+
+
+def cast_result(value: TensorValue, dtype: Optional[str], node: Any, how: str,
+                device: Optional[str] = None) -> TensorValue:
+    origin = _origin(node, f"{how} gives {dtype}", None) if dtype else value.origin
+    return TensorValue(frozenset({dtype}) if dtype else value.dtypes, value.shape, origin,
+                       device or value.device, value.requires_grad)
+
+
+def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``recv.<name>(...)`` for a tensor receiver."""
+    if name in D.CAST_METHODS:
+        if args.pos or args.kw:  # x.int(memory_format=...) is fine; positional args are not
+            if args.pos:
+                return TOP
+        return cast_result(recv, D.CAST_METHODS[name], node, f".{name}()")
+    if name == "to":
+        return _to(recv, args, node)
+    if name == "type":
+        if not args.pos and "dtype" not in args.kw:
+            return StringValue(None, _origin(node, ".type() with no argument returns a string"))
+        target = args.get(0, "dtype")
+        dtype = dtype_of_arg(target)
+        if dtype is None and isinstance(target, SymbolValue):
+            dtype = D.LEGACY_TENSOR_TYPES.get(target.qualname.rsplit(".", 1)[-1])
+        if dtype is None and isinstance(target, StringValue) and target.const:
+            dtype = D.LEGACY_TENSOR_TYPES.get(target.const.rsplit(".", 1)[-1])
+        return cast_result(recv, dtype, node, f".type({dtype})") if dtype else TensorValue(
+            None, recv.shape, None, recv.device)
+    if name == "type_as":
+        other = args.get(0)
+        if isinstance(other, TensorValue) and other.dtype:
+            return cast_result(recv, other.dtype, node, ".type_as()")
+        return TensorValue(None, recv.shape, None, recv.device)
+    if name in ("cuda", "cpu"):
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, name, recv.requires_grad)
+    if name in SHAPE_PRESERVING:
+        if name in ("add", "sub", "mul") and args.pos:
+            return binary_op(recv, args.pos[0], {"add": "+", "sub": "-", "mul": "*"}[name], node, env)
+        if name in ("softmax", "log_softmax") and "dtype" in args.kw:
+            return cast_result(recv, dtype_of_arg(args.kw["dtype"]), node, f".{name}(dtype=)")
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, recv.device,
+                           recv.requires_grad if name not in ("detach",) else False)
+    if name in ("div", "true_divide") and args.pos and "rounding_mode" not in args.kw:
+        return binary_op(recv, args.pos[0], "/", node, env)
+    if name in FLOATING_UNARY:
+        dtypes = None if recv.dtypes is None else frozenset(
+            env.default_float if category(d) < 2 else d for d in recv.dtypes)
+        return TensorValue(dtypes, recv.shape, recv.origin, recv.device)
+    if name in BOOL_RESULT:
+        shape = recv.shape if name not in ("any", "all") or args.pos or args.kw else ()
+        return TensorValue(frozenset({BOOL}), shape, _origin(node, f".{name}() gives bool"), recv.device)
+    if name in REDUCTIONS_KEEP or name in REDUCTIONS_INT64 or name in INDEX_RESULT:
+        return _reduction(recv, name, args, node, env)
+    if name in ("matmul", "mm", "bmm", "mv", "dot"):
+        return matmul_result(recv, args.get(0), node, name)
+    if name in ("view", "reshape"):
+        if args.pos and isinstance(args.pos[0], DTypeValue):
+            return TOP  # x.view(dtype) reinterprets bits
+        target = shape_from_size_args(args, 0, "shape")
+        return TensorValue(recv.dtypes, S.reshape_shape(recv.shape, target), recv.origin,
+                           recv.device, recv.requires_grad)
+    if name in ("view_as", "reshape_as", "expand_as"):
+        other = args.get(0)
+        shape = other.shape if isinstance(other, TensorValue) else None
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name == "flatten":
+        start = int_const(args.get(0, "start_dim")) if args.has(0, "start_dim") else 0
+        end = int_const(args.get(1, "end_dim")) if args.has(1, "end_dim") else -1
+        shape = S.flatten_shape(recv.shape, start, end) if start is not None and end is not None else None
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name in ("unsqueeze", "squeeze", "transpose", "permute", "t", "swapaxes", "movedim"):
+        ints = [int_const(v) for v in args.pos]
+        if name == "permute" and len(args.pos) == 1:
+            ints = list(shape_from_value(args.pos[0]) or [None])
+        shape = S.dim_op_shape(name, recv.shape, ints, "dim" in args.kw)
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name in ("size",):
+        if args.pos:
+            return ScalarValue("int", S.dim_at(recv.shape, int_const(args.pos[0])))
+        return _shape_tuple(recv.shape)
+    if name in ("dim", "ndimension", "numel", "nelement", "element_size"):
+        const = len(recv.shape) if name in ("dim", "ndimension") and recv.shape is not None else (
+            numel(recv.shape) if name in ("numel", "nelement") else None)
+        return ScalarValue("int", const)
+    if name == "item":
+        d = recv.dtype
+        if d is None:
+            return TOP
+        return ScalarValue({0: "bool", 1: "int", 2: "float", 3: "complex"}[category(d)])
+    if name in ("numpy",):
+        return ArrayValue(recv.dtypes, recv.shape, _origin(node, ".numpy() keeps the dtype", recv.origin))
+    if name == "tolist":
+        return TOP
+    if name.startswith("new_"):
+        return _new_factory(recv, name, args, node, env)
+    return TOP
+
+
+def _shape_tuple(shape: Shape) -> Value:
+    if shape is None:
+        return SequenceValue("tuple", ScalarValue("int"), None)
+    return SequenceValue("tuple", ScalarValue("int"), tuple(ScalarValue("int", d if isinstance(d, int) else None) for d in shape))
+
+
+def tensor_attribute(recv: TensorValue, name: str, node: Any) -> Value:
+    if name == "shape":
+        return _shape_tuple(recv.shape)
+    if name == "dtype":
+        return DTypeValue(recv.dtype, recv.origin) if recv.dtype else TOP
+    if name == "device":
+        return DeviceValue(recv.device)
+    if name in ("T", "mT"):
+        shape = None if recv.shape is None else tuple(reversed(recv.shape)) if name == "T" else (
+            recv.shape[:-2] + recv.shape[-2:][::-1] if len(recv.shape) >= 2 else None)
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name in ("data",):
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, recv.device, False)
+    if name == "ndim":
+        return ScalarValue("int", None if recv.shape is None else len(recv.shape))
+    if name in ("grad",):
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, recv.device)
+    if name in ("real", "imag"):
+        return TOP
+    if name == "requires_grad":
+        return ScalarValue("bool", recv.requires_grad)
+    return TOP
+
+
+def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
+    dtype = None
+    device = recv.device
+    unknown = False
+    for v in list(args.pos) + [args.kw[k] for k in ("dtype", "device", "other") if k in args.kw]:
+        d = dtype_of_arg(v)
+        if d is not None:
+            dtype = d
+        elif isinstance(v, TensorValue):
+            dtype, device = v.dtype, v.device
+            if dtype is None:
+                unknown = True
+        elif isinstance(v, (DeviceValue, StringValue)):
+            device = device_of_arg(v)
+        elif isinstance(v, ScalarValue) and v.pytype == "bool":
+            pass  # non_blocking / copy flags
+        else:
+            unknown = True
+            device = None
+    if unknown and dtype is None:
+        return TensorValue(None, recv.shape, None, device, recv.requires_grad)
+    if dtype is None:
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, device, recv.requires_grad)
+    return cast_result(recv, dtype, node, f".to({dtype})", device)
+
+
+def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    has_dim = args.has(0, "dim") and not isinstance(args.get(0, "dim"), NoneValue)
+    keepdim = args.get(1, "keepdim")
+    keep = isinstance(keepdim, ScalarValue) and keepdim.const is True
+    dim = int_const(args.get(0, "dim")) if has_dim else None
+    shape: Shape
+    if not has_dim:
+        shape = () if name not in ("cumsum", "argsort", "nonzero") else recv.shape
+        if name == "nonzero":
+            shape = (None, len(recv.shape)) if recv.shape is not None else None
+    elif name in ("cumsum", "argsort"):
+        shape = recv.shape
+    else:
+        shape = S.reduce_shape(recv.shape, dim, keep) if dim is not None else None
+    if name in INDEX_RESULT:
+        dtypes: Optional[frozenset] = frozenset({INT64})
+    elif name in REDUCTIONS_INT64:
+        dtypes = None if recv.dtypes is None else frozenset(
+            INT64 if category(d) < 2 else d for d in recv.dtypes)
+    else:
+        dtypes = recv.dtypes
+    if "dtype" in args.kw:
+        d = dtype_of_arg(args.kw["dtype"])
+        dtypes = frozenset({d}) if d else None
+    result = TensorValue(dtypes, shape, recv.origin if dtypes == recv.dtypes else _origin(
+        node, f".{name}() gives {'/'.join(sorted(dtypes)) if dtypes else '?'}"), recv.device)
+    if name in ("max", "min", "median") and has_dim:
+        # values, indices
+        idx = TensorValue(frozenset({INT64}), shape, _origin(node, f".{name}(dim) indices are int64"),
+                          recv.device)
+        return SequenceValue("tuple", TOP, (result, idx))
+    return result
+
+
+def _new_factory(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    kind = name[4:]
+    if kind == "tensor":
+        _, shape = literal_dtype_shape(args.get(0, "data"), env.default_float)
+    elif kind == "full":
+        shape = shape_from_value(args.get(0, "size"))
+    elif kind in ("zeros", "ones", "empty"):
+        shape = shape_from_size_args(args)
+    else:
+        return TOP
+    t = _tensor(recv.dtype, shape, node, f".{name}() copies the receiver's dtype", args, recv.origin)
+    if "device" not in args.kw:
+        t = TensorValue(t.dtypes, t.shape, t.origin, recv.device, t.requires_grad)
+    return t

@@ -1,0 +1,530 @@
+"""The abstract domain: what the engine knows about a Python value.
+
+Pure data, no libcst and no torch. Every value is a point in a small lattice:
+
+    TOP (unknown)                       -- silent: rules never fire on it
+      |
+    TensorValue / ArrayValue / ModuleValue / ScalarValue / SequenceValue / ...
+                                        -- joins of two different kinds go to TOP
+
+A tensor's dtype is a *set* of possible dtypes (``None`` = any, i.e. unknown); a rule may
+only report when every dtype in the set is bad ("precision first"). A shape is a tuple of
+dims (``int`` constant, ``str`` symbol, ``None`` unknown) or ``None`` for unknown rank.
+
+Every value carries an ``Origin``: the chain of source locations that produced the fact,
+so a diagnostic can say *where* a bad dtype came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+# --------------------------------------------------------------------------- dtypes
+
+#: Canonical torch dtype names, in the order of the promotion lattice within a category.
+BOOL = "bool"
+UINT8, INT8, INT16, INT32, INT64 = "uint8", "int8", "int16", "int32", "int64"
+FLOAT16, BFLOAT16, FLOAT32, FLOAT64 = "float16", "bfloat16", "float32", "float64"
+COMPLEX64, COMPLEX128 = "complex64", "complex128"
+
+COMMON_DTYPES: Tuple[str, ...] = (
+    BOOL, UINT8, INT8, INT16, INT32, INT64,
+    FLOAT16, BFLOAT16, FLOAT32, FLOAT64, COMPLEX64, COMPLEX128,
+)
+INTEGER_DTYPES: FrozenSet[str] = frozenset(
+    {UINT8, INT8, INT16, INT32, INT64, "uint16", "uint32", "uint64"}
+)
+FLOAT_DTYPES: FrozenSet[str] = frozenset(
+    {FLOAT16, BFLOAT16, FLOAT32, FLOAT64, "float8_e4m3fn", "float8_e5m2"}
+)
+COMPLEX_DTYPES: FrozenSet[str] = frozenset({COMPLEX64, COMPLEX128, "complex32"})
+
+#: A set of possible dtypes; ``None`` means "could be anything" (top).
+DTypes = Optional[FrozenSet[str]]
+
+
+def category(dtype: str) -> int:
+    """Promotion category: bool < integer < floating < complex."""
+    if dtype == BOOL:
+        return 0
+    if dtype in INTEGER_DTYPES:
+        return 1
+    if dtype in FLOAT_DTYPES:
+        return 2
+    return 3
+
+
+def is_floating(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def is_integral(dtype: str, include_bool: bool = True) -> bool:
+    return dtype in INTEGER_DTYPES or (include_bool and dtype == BOOL)
+
+
+def short_dtype(dtype: str) -> str:
+    """The capitalised scalar-type name torch prints in errors ('Float', 'Long', ...)."""
+    return {
+        BOOL: "Bool", UINT8: "Byte", INT8: "Char", INT16: "Short", INT32: "Int",
+        INT64: "Long", FLOAT16: "Half", BFLOAT16: "BFloat16", FLOAT32: "Float",
+        FLOAT64: "Double", COMPLEX64: "ComplexFloat", COMPLEX128: "ComplexDouble",
+    }.get(dtype, dtype)
+
+
+def describe_dtypes(dtypes: DTypes) -> str:
+    if dtypes is None:
+        return "?"
+    if len(dtypes) == 1:
+        return next(iter(dtypes))
+    return "{" + ", ".join(sorted(dtypes, key=_dtype_order)) + "}"
+
+
+def _dtype_order(dtype: str) -> Tuple[int, str]:
+    try:
+        return (COMMON_DTYPES.index(dtype), dtype)
+    except ValueError:
+        return (len(COMMON_DTYPES), dtype)
+
+
+def join_dtypes(a: DTypes, b: DTypes) -> DTypes:
+    if a is None or b is None:
+        return None
+    return a | b
+
+
+def single_dtype(dtypes: DTypes) -> Optional[str]:
+    """The dtype when exactly one is possible, else None."""
+    if dtypes is not None and len(dtypes) == 1:
+        return next(iter(dtypes))
+    return None
+
+
+# --------------------------------------------------------------------------- shapes
+
+#: A dimension: an int constant, a named symbol, or None (unknown).
+Dim = Union[int, str, None]
+#: A shape: a tuple of dims, or None when even the rank is unknown.
+Shape = Optional[Tuple[Dim, ...]]
+
+
+def describe_shape(shape: Shape) -> str:
+    if shape is None:
+        return "?"
+    inner = ", ".join("?" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def join_dim(a: Dim, b: Dim) -> Dim:
+    return a if a == b else None
+
+
+def join_shapes(a: Shape, b: Shape) -> Shape:
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(join_dim(x, y) for x, y in zip(a, b))
+
+
+def numel(shape: Shape) -> Optional[int]:
+    """Element count when every dim is a known int."""
+    if shape is None:
+        return None
+    total = 1
+    for d in shape:
+        if not isinstance(d, int):
+            return None
+        total *= d
+    return total
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+@dataclass(frozen=True)
+class Origin:
+    """One link in a provenance chain.
+
+    ``node`` is the libcst node that produced the fact (its line is resolved only when a
+    diagnostic is printed), ``note`` says why ("np.random.rand gives float64"), and
+    ``parent`` is the fact it was derived from, if the derivation matters to a user.
+    """
+
+    node: Any = field(repr=False)
+    note: str = ""
+    parent: Optional["Origin"] = None
+
+    def chain(self, limit: int = 6) -> Tuple["Origin", ...]:
+        """The links from this one back to the root cause, newest first."""
+        out = []
+        link: Optional[Origin] = self
+        while link is not None and len(out) < limit:
+            out.append(link)
+            link = link.parent
+        return tuple(out)
+
+    def root(self) -> "Origin":
+        link = self
+        while link.parent is not None:
+            link = link.parent
+        return link
+
+
+# --------------------------------------------------------------------------- values
+
+
+class Value:
+    """Base class of abstract values. Subclasses are immutable, except ModuleValue."""
+
+    __slots__ = ()
+    kind = "value"
+    origin: Optional[Origin] = None
+
+    def describe(self) -> str:
+        return "?"
+
+
+class _Top(Value):
+    """Unknown. Everything the engine cannot prove is TOP, and TOP is silent."""
+
+    __slots__ = ()
+    kind = "unknown"
+
+    def __repr__(self) -> str:
+        return "TOP"
+
+    def describe(self) -> str:
+        return "unknown"
+
+
+TOP: Value = _Top()
+
+
+@dataclass(frozen=True)
+class TensorValue(Value):
+    """A torch.Tensor. ``dtypes`` None = unknown; ``shape`` None = unknown rank."""
+
+    dtypes: DTypes = None
+    shape: Shape = None
+    origin: Optional[Origin] = None
+    device: Optional[str] = None  # "cpu", "cuda", or None when unknown
+    requires_grad: Optional[bool] = None
+    kind = "tensor"
+
+    @property
+    def dtype(self) -> Optional[str]:
+        return single_dtype(self.dtypes)
+
+    @property
+    def is_zero_dim(self) -> Optional[bool]:
+        """True for 0-dim tensors (promotion treats them like Python scalars)."""
+        return None if self.shape is None else len(self.shape) == 0
+
+    def describe(self) -> str:
+        extra = f", {self.device}" if self.device else ""
+        return f"Tensor[{describe_dtypes(self.dtypes)}, {describe_shape(self.shape)}{extra}]"
+
+
+@dataclass(frozen=True)
+class ArrayValue(Value):
+    """A numpy.ndarray."""
+
+    dtypes: DTypes = None
+    shape: Shape = None
+    origin: Optional[Origin] = None
+    kind = "ndarray"
+
+    @property
+    def dtype(self) -> Optional[str]:
+        return single_dtype(self.dtypes)
+
+    def describe(self) -> str:
+        return f"ndarray[{describe_dtypes(self.dtypes)}, {describe_shape(self.shape)}]"
+
+
+@dataclass(frozen=True)
+class ScalarValue(Value):
+    """A Python int, float, bool or complex (``pytype``), with its constant when known."""
+
+    pytype: str  # "int" | "float" | "bool" | "complex"
+    const: Any = None
+    origin: Optional[Origin] = None
+    kind = "scalar"
+
+    def describe(self) -> str:
+        return self.pytype if self.const is None else f"{self.pytype} = {self.const!r}"
+
+
+@dataclass(frozen=True)
+class StringValue(Value):
+    const: Optional[str] = None
+    origin: Optional[Origin] = None
+    kind = "str"
+
+    def describe(self) -> str:
+        return "str" if self.const is None else f"str = {self.const!r}"
+
+
+@dataclass(frozen=True)
+class NoneValue(Value):
+    origin: Optional[Origin] = None
+    kind = "none"
+
+    def describe(self) -> str:
+        return "None"
+
+
+@dataclass(frozen=True)
+class DTypeValue(Value):
+    """A dtype object used as a value, e.g. ``torch.float32`` or Python ``float`` in dtype=."""
+
+    dtype: str
+    origin: Optional[Origin] = None
+    kind = "dtype"
+
+    def describe(self) -> str:
+        return f"dtype {self.dtype}"
+
+
+@dataclass(frozen=True)
+class DeviceValue(Value):
+    device: Optional[str] = None  # "cpu" / "cuda" / None
+    origin: Optional[Origin] = None
+    kind = "device"
+
+    def describe(self) -> str:
+        return f"device {self.device or '?'}"
+
+
+@dataclass(frozen=True)
+class SequenceValue(Value):
+    """A list, tuple, dict or set. ``items`` holds per-position values when known
+    (tuples, literal lists); ``element`` is the join of all elements (dict: of the values)."""
+
+    container: str  # "list" | "tuple" | "dict" | "set"
+    element: Value = TOP
+    items: Optional[Tuple[Value, ...]] = None
+    origin: Optional[Origin] = None
+    kind = "sequence"
+
+    def describe(self) -> str:
+        if self.items is not None and self.container == "tuple":
+            return "tuple[" + ", ".join(v.describe() for v in self.items) + "]"
+        return f"{self.container}[{self.element.describe()}]"
+
+
+@dataclass(frozen=True)
+class SymbolValue(Value):
+    """A reference to a library object by qualified name, e.g. ``torch.nn.functional``.
+
+    Imports bind names to symbols; attribute access extends the name. This is how the
+    engine resolves ``F.linear`` to ``torch.nn.functional.linear`` without libcst's
+    (slow) qualified-name metadata.
+    """
+
+    qualname: str
+    origin: Optional[Origin] = None
+    kind = "symbol"
+
+    def describe(self) -> str:
+        return self.qualname
+
+
+class ModuleValue(Value):
+    """An ``nn.Module`` instance of a known library class (``torch.nn.Linear``...).
+
+    Mutable on purpose: module casts (``model.double()``) act in place, so every alias of
+    the module must see the new parameter dtype. ``config`` holds constructor arguments
+    (in_features, in_channels, ...), ``children`` the layers of an ``nn.Sequential``.
+    """
+
+    __slots__ = ("qualname", "config", "param_dtypes", "origin", "children", "device",
+                 "dtype_origin")
+    kind = "module"
+
+    def __init__(self, qualname: str, config: Optional[Dict[str, Any]] = None,
+                 param_dtypes: DTypes = frozenset({FLOAT32}), origin: Optional[Origin] = None,
+                 children: Tuple[Value, ...] = (), device: Optional[str] = None):
+        self.qualname = qualname
+        self.config = dict(config or {})
+        self.param_dtypes = param_dtypes
+        self.origin = origin
+        self.children = children
+        self.device = device
+        self.dtype_origin = origin  # where the parameter dtype was last set
+
+    @property
+    def short_name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v}" for k, v in self.config.items() if v is not None)
+        return f"{self.short_name}({args}) params {describe_dtypes(self.param_dtypes)}"
+
+    def __repr__(self) -> str:
+        return f"ModuleValue({self.describe()})"
+
+
+class FunctionValue(Value):
+    """A function defined in the analysed file (its libcst FunctionDef)."""
+
+    __slots__ = ("node", "owner", "origin")
+    kind = "function"
+
+    def __init__(self, node: Any, owner: Any = None):
+        self.node = node
+        self.owner = owner  # the ClassValue for methods
+        self.origin = None
+
+    def describe(self) -> str:
+        return f"function {self.node.name.value}"
+
+
+class ClassValue(Value):
+    """A class defined in the analysed file, with the qualified names of its bases."""
+
+    __slots__ = ("node", "bases", "methods", "origin")
+    kind = "class"
+
+    def __init__(self, node: Any, bases: Tuple[str, ...], methods: Dict[str, Any]):
+        self.node = node
+        self.bases = bases
+        self.methods = methods
+        self.origin = None
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+    def describe(self) -> str:
+        return f"class {self.name}"
+
+
+class InstanceValue(Value):
+    """An instance of a class defined in the file (e.g. a user ``nn.Module`` subclass).
+
+    Attributes assigned on ``self`` are recorded in ``attrs`` (mutable: the heap object).
+    """
+
+    __slots__ = ("cls", "attrs", "origin")
+    kind = "instance"
+
+    def __init__(self, cls: ClassValue, origin: Optional[Origin] = None):
+        self.cls = cls
+        self.attrs: Dict[str, Value] = {}
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"{self.cls.name} instance"
+
+
+# --------------------------------------------------------------------------- joins
+
+
+def join(a: Value, b: Value) -> Value:
+    """Least upper bound of two values (used at branch merges and loop heads)."""
+    if a is b:
+        return a
+    if a is TOP or b is TOP:
+        return TOP
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
+        if a == b:
+            return a
+        return TensorValue(
+            dtypes=join_dtypes(a.dtypes, b.dtypes),
+            shape=join_shapes(a.shape, b.shape),
+            origin=a.origin if a.dtypes == b.dtypes or a.origin == b.origin else _join_origin(a, b),
+            device=a.device if a.device == b.device else None,
+            requires_grad=a.requires_grad if a.requires_grad == b.requires_grad else None,
+        )
+    if isinstance(a, ArrayValue) and isinstance(b, ArrayValue):
+        if a == b:
+            return a
+        return ArrayValue(join_dtypes(a.dtypes, b.dtypes), join_shapes(a.shape, b.shape),
+                          a.origin if a.dtypes == b.dtypes else _join_origin(a, b))
+    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
+        if a.pytype != b.pytype:
+            return TOP
+        return a if a.const == b.const else ScalarValue(a.pytype, None, a.origin)
+    if isinstance(a, StringValue) and isinstance(b, StringValue):
+        return a if a.const == b.const else StringValue(None, a.origin)
+    if isinstance(a, SequenceValue) and isinstance(b, SequenceValue):
+        if a.container != b.container:
+            return TOP
+        items = None
+        if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+            items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        return SequenceValue(a.container, join(a.element, b.element), items, a.origin)
+    if type(a) is type(b) and isinstance(a, (DTypeValue, DeviceValue, SymbolValue, NoneValue)):
+        return a if a == b else TOP
+    return TOP
+
+
+def _join_origin(a: Value, b: Value) -> Optional[Origin]:
+    # Keep one representative chain; a merge point that changed nothing is not news.
+    return a.origin or b.origin
+
+
+def with_origin(value: Value, origin: Optional[Origin]) -> Value:
+    """The same fact with a different provenance (immutable values only)."""
+    if value is TOP or origin is None or not hasattr(value, "__dataclass_fields__"):
+        return value
+    return replace(value, origin=origin)
+
+
+
+# --------------------------------------------------------------------------- calls
+
+
+@dataclass
+class CallArgs:
+    """The abstract values of a call's arguments.
+
+    ``pos`` / ``kw`` hold values; ``pos_nodes`` / ``kw_nodes`` the libcst expressions they came
+    from (for literal inspection and for messages). ``has_star`` is set when ``*args`` or
+    ``**kwargs`` make the argument list unknowable; knowledge functions then stay silent on
+    anything that depends on positions.
+    """
+
+    pos: List[Value] = field(default_factory=list)
+    kw: Dict[str, Value] = field(default_factory=dict)
+    pos_nodes: List[Any] = field(default_factory=list)
+    kw_nodes: Dict[str, Any] = field(default_factory=dict)
+    has_star: bool = False
+
+    def get(self, index: Optional[int], name: Optional[str] = None) -> Value:
+        """The argument given by keyword ``name`` or at position ``index``; TOP if absent."""
+        if name is not None and name in self.kw:
+            return self.kw[name]
+        if index is not None and index < len(self.pos):
+            return self.pos[index]
+        return TOP
+
+    def node(self, index: Optional[int], name: Optional[str] = None) -> Any:
+        if name is not None and name in self.kw_nodes:
+            return self.kw_nodes[name]
+        if index is not None and index < len(self.pos_nodes):
+            return self.pos_nodes[index]
+        return None
+
+    def has(self, index: Optional[int], name: Optional[str] = None) -> bool:
+        return (name is not None and name in self.kw) or (
+            index is not None and index < len(self.pos))
+
+    def all_values(self) -> Sequence[Value]:
+        return list(self.pos) + list(self.kw.values())
+
+
+@dataclass
+class Callee:
+    """What a call resolved to, recorded for rules.
+
+    kind: "symbol" (a library function such as ``torch.matmul``), "method" (a method of a
+    tensor, ndarray or module value: ``receiver`` holds it), "module" (calling an nn module),
+    "user" (a function or class of the analysed file), or "unknown".
+    ``name`` is the qualified name for symbols, the method name for methods.
+    """
+
+    kind: str
+    name: str = ""
+    receiver: Value = TOP
+    args: CallArgs = field(default_factory=CallArgs)
+    result: Value = TOP
