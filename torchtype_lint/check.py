@@ -1,0 +1,232 @@
+"""File in, findings out: the one entry point every front end calls.
+
+read and decode -> prefilter -> parse -> interpret (rules listen) -> positions and
+provenance for the reported nodes only -> noqa -> selection.
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
+from .findings import Finding, Location, ProvenanceStep
+from .rules.base import Report, Rule, all_rules
+from .selection import Selection
+
+#: Files that mention none of these are not analysed (they cannot hold tensor code we know).
+PREFILTER_MARKERS = ("torch", "numpy", "jaxtyping", "torchtyping")
+
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+@dataclass
+class Settings:
+    selection: Selection = field(default_factory=Selection)
+    time_budget: float = 10.0
+    respect_noqa: bool = True
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: List[Finding]
+    source: Optional[str] = None
+    module: Optional[cst.Module] = None
+    interpreter: Optional[Interpreter] = None
+
+
+class DecodeError(Exception):
+    pass
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does: BOM, then a PEP 263 coding cookie, else UTF-8."""
+    if b"\x00" in data:
+        raise DecodeError("file contains null bytes (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise DecodeError(str(exc)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise DecodeError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}"
+                          " (declare the encoding with a `# -*- coding: ... -*-` line)") from None
+    if text.startswith(codecs.BOM_UTF8.decode("utf-8")):
+        text = text[1:]
+    return text
+
+
+def check_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None) -> FileResult:
+    shown = display_path or path
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return FileResult(shown, [_tool_finding("TTL001", shown, f"could not read file: {exc.strerror or exc}")])
+    return check_bytes(data, shown, settings)
+
+
+def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
+    try:
+        source = decode_source(data)
+    except DecodeError as exc:
+        return FileResult(path, _select([_tool_finding("TTL001", path, f"could not decode file: {exc}")],
+                                        settings or Settings()))
+    return check_source(source, path, settings)
+
+
+def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings] = None,
+                 keep_analysis: bool = False) -> FileResult:
+    """Analyse one file's text. Never raises: failures become TTL000/TTL001 findings."""
+    settings = settings or Settings()
+    if not any(marker in source for marker in PREFILTER_MARKERS):
+        return FileResult(path, [], source)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        finding = _tool_finding("TTL001", path, f"syntax error: {_one_line(exc.message)}",
+                                line=exc.raw_line, column=max(exc.raw_column, 0))
+        return FileResult(path, _select([finding], settings), source)
+    except RecursionError:
+        return FileResult(path, _select([_tool_finding(
+            "TTL001", path, "could not parse file: nesting too deep for the parser")], settings), source)
+    except Exception as exc:  # noqa: BLE001 - a parser crash is a diagnostic, not a traceback
+        return FileResult(path, _select([_tool_finding(
+            "TTL000", path, f"internal error while parsing: {type(exc).__name__}: {_one_line(str(exc))}")],
+            settings), source)
+    try:
+        findings, interpreter = _analyse(module, source, path, settings)
+    except AnalysisBudgetExceeded:
+        findings, interpreter = [_tool_finding(
+            "TTL000", path, f"analysis stopped after its time budget of {settings.time_budget:g}s")], None
+    except RecursionError:
+        findings, interpreter = [_tool_finding(
+            "TTL000", path, "internal error: expressions nested too deeply to analyse")], None
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
+        findings, interpreter = [_tool_finding(
+            "TTL000", path, f"internal error while analysing this file: {type(exc).__name__}: "
+                            f"{_one_line(str(exc))}")], None
+    result = FileResult(path, _select(findings, settings), source, module if keep_analysis else None,
+                        interpreter if keep_analysis else None)
+    return result
+
+
+def enabled_rules(selection: Selection) -> List[type]:
+    return [r for r in all_rules() if r.listens and selection.is_enabled(r.code, r.default_enabled)]
+
+
+def _analyse(module: cst.Module, source: str, path: str,
+             settings: Settings) -> Tuple[List[Finding], Interpreter]:
+    reports: Dict[Tuple[str, Any], Report] = {}
+
+    def sink(report: Report) -> None:
+        # One report per (rule, node): a function analysed in several contexts reports once.
+        reports.setdefault((report.code, report.node), report)
+
+    listeners: Dict[type, list] = {}
+    for rule_cls in enabled_rules(settings.selection):
+        rule: Rule = rule_cls(sink)
+        for node_type in rule_cls.listens:
+            listeners.setdefault(node_type, []).append(rule.visit)
+    interpreter = Interpreter(module, listeners, settings.time_budget).run()
+    if not reports:
+        return [], interpreter
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = source.splitlines()
+    noqa = _noqa_map(lines) if settings.respect_noqa else {}
+    findings = []
+    for report in reports.values():
+        finding = _to_finding(report, path, module, positions)
+        if _suppressed(finding, noqa):
+            continue
+        findings.append(finding)
+    findings.sort(key=Finding.sort_key)
+    return findings, interpreter
+
+
+def _to_finding(report: Report, path: str, module: cst.Module, positions: Any) -> Finding:
+    loc = _location(positions, report.node)
+    steps: List[ProvenanceStep] = []
+    if report.origin is not None:
+        for link in report.origin.chain():
+            if link.node is None or link.node not in positions:
+                continue
+            pos = positions[link.node].start
+            steps.append(ProvenanceStep(pos.line, pos.column, _snippet(module, link.node), link.note))
+    message = report.message
+    if "{origin}" in message:
+        root = steps[-1] if steps else None
+        message = message.replace("{origin}", _render_origin(steps) if root else "origin unknown")
+    fix = report.fix
+    if fix is not None:
+        fix.location = _location(positions, fix.old)
+        try:
+            fix.new_text = module.code_for_node(fix.new)
+        except Exception:  # noqa: BLE001
+            fix.new_text = None
+    return Finding(report.code, message, report.severity, path, loc, tuple(steps), fix,
+                   node=report.node, origin=report.origin)
+
+
+def _render_origin(steps: Sequence[ProvenanceStep]) -> str:
+    # Root cause last in the chain; show it, and the step that carried it here if different.
+    root = steps[-1]
+    text = f"since line {root.line}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
+    return text
+
+
+def _location(positions: Any, node: Any) -> Location:
+    rng = positions.get(node) if node is not None else None
+    if rng is None:
+        return Location(1, 0, 1, 0)
+    return Location(rng.start.line, rng.start.column, rng.end.line, rng.end.column)
+
+
+def _snippet(module: cst.Module, node: Any, limit: int = 60) -> str:
+    try:
+        text = module.code_for_node(node).strip()
+    except Exception:  # noqa: BLE001
+        return "?"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _noqa_map(lines: Sequence[str]) -> Dict[int, Optional[Tuple[str, ...]]]:
+    """line -> None (blanket noqa) or the codes it names."""
+    out: Dict[int, Optional[Tuple[str, ...]]] = {}
+    for i, line in enumerate(lines, start=1):
+        if "noqa" not in line.lower():
+            continue
+        match = _NOQA.search(line)
+        if match is None:
+            continue
+        codes = match.group("codes")
+        out[i] = None if not codes else tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+    return out
+
+
+def _suppressed(finding: Finding, noqa: Dict[int, Optional[Tuple[str, ...]]]) -> bool:
+    if finding.line not in noqa:
+        return False
+    codes = noqa[finding.line]
+    return codes is None or any(finding.code.startswith(c) for c in codes)
+
+
+def _select(findings: Iterable[Finding], settings: Settings) -> List[Finding]:
+    return [f for f in findings if settings.selection.is_enabled(f.code, True)]
+
+
+def _tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 0) -> Finding:
+    return Finding(code, message, "error", path, Location(max(line, 1), column, max(line, 1), column))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())

@@ -1,0 +1,72 @@
+"""What analysis produces: findings with locations, provenance and optional fixes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Location:
+    """1-based line, 0-based column (code points), like libcst."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class ProvenanceStep:
+    """One resolved link of a provenance chain, ready to print."""
+
+    line: int
+    column: int
+    snippet: str
+    note: str
+
+    def render(self) -> str:
+        text = f"line {self.line}: `{self.snippet}`"
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass
+class Fix:
+    """Replace ``old`` (a libcst node) by ``new``; ``safe`` fixes apply with --fix alone."""
+
+    old: Any
+    new: Any
+    description: str
+    safe: bool = True
+    # Filled in by the checker: the replaced span and the new text, for reporters and editors.
+    location: Optional[Location] = None
+    new_text: Optional[str] = None
+
+
+@dataclass
+class Finding:
+    code: str
+    message: str
+    severity: str  # "error" | "warning"
+    path: str = "<stdin>"
+    location: Location = Location(1, 0, 1, 0)
+    provenance: Tuple[ProvenanceStep, ...] = ()
+    fix: Optional[Fix] = None
+    node: Any = field(default=None, repr=False, compare=False)
+    origin: Any = field(default=None, repr=False, compare=False)
+    #: Filled by ``check --confirm``: what torch printed when the op was reproduced.
+    confirmations: List[str] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.location.line
+
+    @property
+    def column(self) -> int:
+        return self.location.column
+
+    def sort_key(self) -> Tuple[str, int, int, str]:
+        return (self.path, self.location.line, self.location.column, self.code)
+
+    def concise(self) -> str:
+        """``path:line:col: CODE message`` with a 1-based column (ruff and flake8 style)."""
+        return f"{self.path}:{self.location.line}:{self.location.column + 1}: {self.code} {self.message}"

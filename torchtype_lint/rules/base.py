@@ -1,0 +1,125 @@
+"""The rule framework: a rule is a small listener on the interpreter's evaluated nodes.
+
+A rule declares the libcst node types it listens to (``listens``); the interpreter calls
+``visit(node, ev)`` right after it evaluated such a node, with ``ev`` giving the values of
+the node's sub-expressions in the current context. The class docstring is the rule's
+documentation page, in ruff's format; ``runtime`` states what torch does with the bad
+pattern so the harness can confirm it.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type
+
+import libcst as cst
+
+from ..findings import Fix
+from ..values import Origin, TensorValue, Value
+
+
+@dataclass(frozen=True)
+class RuntimeClaim:
+    """What torch does when a bad fixture runs.
+
+    ``exception`` is the exception class name torch raises and ``pattern`` a regex its message
+    matches; for silent bugs ``exception`` is ``"AssertionError"``: the fixture asserts the
+    intended behaviour, and the assertion fails. ``devices`` lists where the claim holds.
+    """
+
+    exception: str
+    pattern: str = ""
+    devices: Tuple[str, ...] = ("cpu", "cuda")
+
+
+@dataclass
+class Report:
+    code: str
+    node: Any
+    message: str
+    severity: str
+    origin: Optional[Origin] = None
+    fix: Optional[Fix] = None
+
+
+class Rule:
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    #: One-line summary for the rule list.
+    summary: ClassVar[str] = ""
+    severity: ClassVar[str] = "error"
+    #: Node types the rule wants to see, right after the interpreter evaluated them.
+    listens: ClassVar[Tuple[type, ...]] = ()
+    #: Off unless selected (TTL9xx pedantic rules).
+    default_enabled: ClassVar[bool] = True
+    #: "safe", "unsafe" or "none".
+    fix_safety: ClassVar[str] = "none"
+    runtime: ClassVar[Optional[RuntimeClaim]] = None
+
+    def __init__(self, sink: Callable[[Report], None]):
+        self._sink = sink
+
+    def visit(self, node: Any, ev: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def report(self, node: Any, message: str, origin: Optional[Origin] = None,
+               fix: Optional[Fix] = None) -> None:
+        """Report ``node``. ``{origin}`` in the message is replaced by where the offending
+        value came from ("float64 since line 12: `torch.from_numpy(a)`")."""
+        self._sink(Report(self.code, node, message, self.severity, origin, fix))
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's docs page (markdown, ruff's sections)."""
+        header = f"# {cls.code}: {cls.name}\n\n"
+        meta = (f"*Severity:* {cls.severity} · *Fix:* {cls.fix_safety}"
+                f"{'' if cls.default_enabled else ' · *Opt-in*'}\n\n")
+        body = inspect.cleandoc(cls.__doc__ or "")
+        runtime = ""
+        if cls.runtime is not None:
+            from ..confirmations import runtime_message  # noqa: PLC0415 - optional data file
+            observed = runtime_message(cls.code)
+            if observed:
+                runtime = f"\n\n## What torch {observed['torch']} prints\n\n```text\n{observed['message']}\n```\n"
+        return header + meta + body + "\n" + runtime
+
+
+# --------------------------------------------------------------------------- helpers for rules
+
+
+def expr_text(node: Any, module: Optional[cst.Module] = None) -> str:
+    """Source text of a small expression, for messages."""
+    try:
+        return (module or _EMPTY_MODULE).code_for_node(node)
+    except Exception:  # noqa: BLE001 - messages must never crash a rule
+        return "?"
+
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def is_tensor(value: Value) -> bool:
+    return isinstance(value, TensorValue)
+
+
+RuleClass = Type[Rule]
+_REGISTRY: Dict[str, RuleClass] = {}
+
+
+def register(cls: RuleClass) -> RuleClass:
+    """Class decorator adding a rule to the catalogue."""
+    if not cls.code or cls.code in _REGISTRY:
+        raise ValueError(f"rule code {cls.code!r} missing or registered twice")
+    _REGISTRY[cls.code] = cls
+    return cls
+
+
+def all_rules() -> List[RuleClass]:
+    from . import catalogue  # noqa: F401, PLC0415 - importing registers every rule
+
+    return [_REGISTRY[code] for code in sorted(_REGISTRY)]
+
+
+def get_rule(code: str) -> Optional[RuleClass]:
+    all_rules()
+    return _REGISTRY.get(code.upper())
