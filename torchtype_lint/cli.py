@@ -9,8 +9,8 @@ import sys
 from typing import List, Optional, Sequence
 
 from . import __version__
-from .check import Settings, check_path, check_bytes
-from .files import discover
+from .check import Settings, check_bytes
+from .runner import run_paths
 from .selection import Selection, SelectionError, validate_prefixes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -91,8 +91,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.stdin_filename:
         results.append(check_bytes(sys.stdin.buffer.read(), args.stdin_filename, settings))
     else:
-        for path in discover(args.paths, _csv(args.exclude)):
-            results.append(check_path(path, settings))
+        results.extend(run_paths(args.paths, settings, _csv(args.exclude)))
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     out = sys.stdout
     for f in findings:
