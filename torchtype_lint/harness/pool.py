@@ -1,0 +1,103 @@
+"""Start torch workers (one per device), hand them jobs, collect the results."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+DEVICES = ("cpu", "cuda")
+
+
+class TorchMissing(RuntimeError):
+    """torch is not importable by this interpreter."""
+
+
+def torch_installed() -> bool:
+    """Whether torch can be imported, found without importing it."""
+    return importlib.util.find_spec("torch") is not None
+
+
+@dataclass
+class DeviceRun:
+    device: str
+    available: bool
+    torch: str = "?"
+    results: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    error: str = ""
+
+
+def _start(device: str, parallel: int, timeout: float) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return subprocess.Popen(
+        [sys.executable, "-m", "torchtype_lint.harness.worker", "--device", device,
+         "--parallel", str(parallel), "--timeout", str(timeout)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _ready(proc: subprocess.Popen, device: str) -> Dict[str, Any]:
+    line = proc.stdout.readline() if proc.stdout else ""
+    try:
+        info = json.loads(line)
+    except ValueError:
+        err = proc.stderr.read() if proc.stderr else ""
+        proc.wait()
+        tail = err.strip().splitlines()[-1:] or ["no output"]
+        raise TorchMissing(f"the {device} worker could not start torch: {tail[0]}") from None
+    return info
+
+
+def _feed(proc: subprocess.Popen, jobs: Sequence[Dict[str, Any]], run: DeviceRun) -> None:
+    payload = "".join(json.dumps(job) + "\n" for job in jobs)
+    out, err = proc.communicate(payload)
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        result = json.loads(line)
+        run.results[result["id"]] = result
+    if proc.returncode != 0:
+        run.error = (err.strip().splitlines() or [f"worker exited with {proc.returncode}"])[-1]
+
+
+def default_parallel() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def run_jobs(jobs: Dict[str, List[Dict[str, Any]]], parallel: Optional[int] = None,
+             timeout: float = 60.0) -> Dict[str, DeviceRun]:
+    """Run ``jobs[device]`` on each device. Devices that do not exist get ``available=False``
+    and no results. The first device's worker says whether CUDA exists, so no second torch
+    import is paid for a CUDA worker on a machine without a GPU."""
+    if not torch_installed():
+        raise TorchMissing("torch is not installed in this Python environment "
+                           f"({sys.executable}); install torch to confirm findings")
+    parallel = parallel or default_parallel()
+    devices = list(jobs)
+    runs: Dict[str, DeviceRun] = {}
+    procs: Dict[str, subprocess.Popen] = {}
+    cuda_exists: Optional[bool] = None
+    torch_version = "?"
+    for device in devices:
+        if device == "cuda" and cuda_exists is False:
+            runs[device] = DeviceRun(device, False, torch_version)
+            continue
+        proc = _start(device, parallel, timeout)
+        info = _ready(proc, device)
+        cuda_exists = bool(info.get("cuda"))
+        torch_version = info.get("torch", "?")
+        runs[device] = DeviceRun(device, bool(info.get("available")), torch_version)
+        procs[device] = proc
+    threads = []
+    for device, proc in procs.items():
+        todo = jobs[device] if runs[device].available else []
+        thread = threading.Thread(target=_feed, args=(proc, todo, runs[device]), daemon=True)
+        thread.start()
+        threads.append(thread)
+    for thread in threads:
+        thread.join()
+    return runs
