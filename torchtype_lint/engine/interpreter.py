@@ -157,6 +157,9 @@ class Interpreter:
                 continue
             self._analysed_standalone.add(fn.node)
             self._analyse_standalone(fn, frame)
+        # The module node is "evaluated" last: rules listening to cst.Module see the whole
+        # file's facts (e.g. to drop a warning whose root cause a later error explained).
+        self._notify(self.module)
         return self
 
     def value(self, node: Any) -> Value:
