@@ -1,0 +1,203 @@
+"""End to end: ``torchtype-lint lsp`` driven over stdio by a real LSP client (pytest-lsp).
+
+One server process serves the whole module (start-up imports libcst and pygls); every test
+opens its own document URI so the tests do not see each other's diagnostics.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+from typing import Callable, List, Sequence
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types as T  # noqa: E402 - pytest-lsp brings lsprotocol
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BAD = textwrap.dedent("""\
+    import torch
+
+    labels = torch.tensor([0, 1, 1, 0])
+    labels.float()
+    """)
+
+HOVER = textwrap.dedent("""\
+    import numpy as np
+    import torch
+
+    a = np.random.rand(4, 3)
+    x = torch.from_numpy(a)
+    y = x.sum()
+    """)
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "torchtype_lint", "lsp"]),
+)
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), process_id=None))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _uri(tmp_path, name: str) -> str:
+    return (tmp_path / name).as_uri()
+
+
+async def _published(client: LanguageClient, uri: str,
+                     until: Callable[[Sequence[T.Diagnostic]], bool] = lambda d: True,
+                     timeout: float = 20.0) -> List[T.Diagnostic]:
+    """Wait until diagnostics for ``uri`` have been published and satisfy ``until``."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        diagnostics = client.diagnostics.get(uri)
+        if diagnostics is not None and until(diagnostics):
+            return list(diagnostics)
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"no matching diagnostics for {uri}; last: {diagnostics!r}")
+        await asyncio.sleep(0.02)
+
+
+def _open(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(T.DidOpenTextDocumentParams(
+        text_document=T.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))
+
+
+def _replace_all(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+def _apply(text: str, edits: Sequence[T.TextEdit]) -> str:
+    """Apply LSP edits (UTF-16 positions, all relative to ``text``) the way an editor does."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(pos: T.Position) -> int:
+        before = sum(len(line) for line in lines[: pos.line])
+        line = lines[pos.line] if pos.line < len(lines) else ""
+        units = chars = 0
+        for ch in line:
+            if units >= pos.character:
+                break
+            units += 2 if ord(ch) > 0xFFFF else 1
+            chars += 1
+        return before + chars
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+async def test_diagnostic_carries_code_link_severity_source_and_provenance(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "bad.py")
+    _open(client, uri, BAD)
+    [diag] = await _published(client, uri)
+    assert diag.code == "TTL101"
+    assert diag.source == "torchtype-lint"
+    assert diag.severity == T.DiagnosticSeverity.Warning
+    assert diag.code_description.href.endswith("TTL101.md")
+    assert diag.range == T.Range(start=T.Position(line=3, character=0), end=T.Position(line=3, character=14))
+    assert "labels.float()" in diag.message and "int64" in diag.message
+    [origin] = diag.related_information
+    assert origin.location.uri == uri
+    assert origin.location.range.start == T.Position(line=2, character=9)
+    assert "line 3: `torch.tensor([0, 1, 1, 0])`" in origin.message
+
+
+async def test_columns_are_utf16_after_non_bmp_characters(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "emoji.py")
+    # Two astral-plane characters before the finding: 2 code points, 4 UTF-16 units.
+    _open(client, uri, 'import torch\nlabels = torch.tensor([0, 1])\ns = "😀🔥"; labels.float()\n')
+    [diag] = await _published(client, uri)
+    # Code points: `labels` starts at column 10; in UTF-16 it is 12.
+    assert diag.range.start == T.Position(line=2, character=12)
+    assert diag.range.end == T.Position(line=2, character=26)
+
+
+async def test_code_actions_fix_noqa_and_fix_all(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "actions.py")
+    text = BAD.replace("labels.float()", 'labels.float(); s = "😀"\nlabels.float()')
+    _open(client, uri, text)
+    diagnostics = await _published(client, uri, lambda d: len(d) == 2)
+    first = diagnostics[0]
+
+    actions = await client.text_document_code_action_async(T.CodeActionParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), range=first.range,
+        context=T.CodeActionContext(diagnostics=[first])))
+    titles = [a.title for a in actions]
+    assert titles == ["torchtype-lint (TTL101): Assign the result: `labels = labels.float()`",
+                      "torchtype-lint (TTL101): ignore for this line",
+                      "torchtype-lint: fix all safely fixable problems"]
+    fix, noqa, fix_all = actions
+    assert fix.kind == T.CodeActionKind.QuickFix and fix.is_preferred
+    assert _apply(text, fix.edit.changes[uri]).splitlines()[3] == 'labels = labels.float(); s = "😀"'
+    # The noqa comment goes after the emoji: its UTF-16 column counts the surrogate pair.
+    [noqa_edit] = noqa.edit.changes[uri]
+    assert noqa_edit.range.start == T.Position(line=3, character=len('labels.float(); s = "😀"') + 1)
+    assert _apply(text, noqa.edit.changes[uri]).splitlines()[3] == 'labels.float(); s = "😀"  # noqa: TTL101'
+    assert fix_all.kind == "source.fixAll.torchtype-lint"
+    fixed = _apply(text, fix_all.edit.changes[uri])
+    assert fixed.splitlines()[3:5] == ['labels = labels.float(); s = "😀"', "labels = labels.float()"]
+
+    # Only the fix-all kind when the editor asks for it (e.g. on save).
+    only = await client.text_document_code_action_async(T.CodeActionParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), range=first.range,
+        context=T.CodeActionContext(diagnostics=[], only=["source.fixAll"])))
+    assert [a.kind for a in only] == ["source.fixAll.torchtype-lint"]
+
+    # The fixed text, sent as an edit, has no findings left.
+    _replace_all(client, uri, fixed, version=2)
+    assert await _published(client, uri) == []
+
+
+async def test_changes_are_debounced_and_the_last_version_wins(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "typing.py")
+    _open(client, uri, BAD)
+    await _published(client, uri, lambda d: len(d) == 1)
+    good = BAD.replace("labels.float()", "labels = labels.float()")
+    for version, text in enumerate([good, BAD, good, BAD + "labels.double()\n"], start=2):
+        _replace_all(client, uri, text, version)
+    diagnostics = await _published(client, uri)
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [("TTL101", 3), ("TTL101", 4)]
+
+
+async def test_save_rechecks_and_close_clears(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "closing.py")
+    _open(client, uri, BAD)
+    assert len(await _published(client, uri)) == 1
+    client.diagnostics.pop(uri)
+    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+    assert len(await _published(client, uri)) == 1
+    client.text_document_did_close(T.DidCloseTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+    assert await _published(client, uri, lambda d: len(d) == 0) == []
+
+
+async def test_hover_shows_dtype_shape_and_origin(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "hover.py")
+    _open(client, uri, HOVER)
+    await _published(client, uri)
+
+    # On the use of `x` in `y = x.sum()` (line 6).
+    hover = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=5, character=4)))
+    assert hover is not None
+    text = hover.contents.value
+    assert hover.contents.kind == T.MarkupKind.Markdown
+    assert "Tensor[float64, (4, 3)]" in text
+    assert "dtype `float64`" in text and "shape `(4, 3)`" in text
+    assert "line 4: `np.random.rand(4, 3)`" in text  # where the float64 came from
+    assert hover.range == T.Range(start=T.Position(line=5, character=4), end=T.Position(line=5, character=5))
+
+    # Not a tensor: no hover.
+    nothing = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=5, character=7)))
+    assert nothing is None
