@@ -5,6 +5,7 @@ provenance for the reported nodes only -> noqa -> selection.
 """
 from __future__ import annotations
 
+import ast
 import codecs
 import io
 import re
@@ -92,8 +93,9 @@ def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        finding = _tool_finding("TTL001", path, f"syntax error: {_one_line(exc.message)}",
-                                line=exc.raw_line, column=max(exc.raw_column, 0))
+        message, line, column = _python_syntax_error(source) or (
+            _one_line(exc.message), exc.raw_line, max(exc.raw_column, 0))
+        finding = _tool_finding("TTL001", path, f"syntax error: {message}", line=line, column=column)
         return FileResult(path, _select([finding], settings), source)
     except RecursionError:
         return FileResult(path, _select([_tool_finding(
@@ -226,6 +228,17 @@ def _select(findings: Iterable[Finding], settings: Settings) -> List[Finding]:
 
 def _tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 0) -> Finding:
     return Finding(code, message, "error", path, Location(max(line, 1), column, max(line, 1), column))
+
+
+def _python_syntax_error(source: str) -> Optional[Tuple[str, int, int]]:
+    """Python's own message and position for a syntax error (libcst's point past the error)."""
+    try:
+        compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return _one_line(exc.msg), exc.lineno or 1, max((exc.offset or 1) - 1, 0)
+    except Exception:  # noqa: BLE001 - e.g. ValueError for null bytes; keep libcst's message
+        return None
+    return None
 
 
 def _one_line(text: str) -> str:

@@ -4,6 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
+#: Where each rule's documentation page lives (``docs/rules/<CODE>.md``, generated from the rule).
+RULE_DOCS_BASE = "https://github.com/torchtype-lint/torchtype-lint/blob/main/docs/rules/"
+
+
+def rule_url(code: str) -> str:
+    return f"{RULE_DOCS_BASE}{code}.md"
+
 
 @dataclass(frozen=True)
 class Location:

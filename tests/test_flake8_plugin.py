@@ -1,0 +1,129 @@
+"""The flake8 front end, through real flake8: same findings as the CLI, and it never raises."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FLAKE8 = [sys.executable, "-m", "flake8", "--isolated"]
+CLI = [sys.executable, "-m", "torchtype_lint", "check", "--isolated"]
+
+DISCARDED = textwrap.dedent("""\
+    import torch
+
+    labels = torch.tensor([0, 1, 1, 0])
+    labels.float()
+    """)
+
+
+def _run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_flake8_prints_exactly_what_the_cli_prints_on_fixtures():
+    flake8 = _run(FLAKE8 + ["--select=TTL", "fixtures/"], REPO)
+    cli = _run(CLI + ["fixtures/"], REPO)
+    assert "Traceback" not in flake8.stderr + cli.stderr
+    assert cli.returncode in (0, 1), cli.stderr
+    assert flake8.returncode == cli.returncode
+    assert sorted(flake8.stdout.splitlines()) == sorted(cli.stdout.splitlines())
+    # Not vacuous: every bad fixture contributes findings.
+    bad = sorted(str(p.relative_to(REPO)) for p in (REPO / "fixtures").glob("TTL*/bad_*.py"))
+    assert bad
+    reported = {line.split(":", 1)[0] for line in cli.stdout.splitlines()}
+    assert set(bad) <= reported
+
+
+def test_flake8_columns_are_code_points_like_the_cli(tmp_path):
+    # Non-ASCII text before the finding on the same line: ast counts bytes, libcst code points.
+    (tmp_path / "t.py").write_text(DISCARDED.replace("labels.float()", 's = "é"; labels.float()'),
+                                   encoding="utf-8")
+    flake8 = _run(FLAKE8 + ["--select=TTL", "t.py"], tmp_path)
+    cli = _run(CLI + ["t.py"], tmp_path)
+    assert flake8.stdout == cli.stdout
+    assert flake8.stdout.startswith("t.py:4:10: TTL101 ")  # 9 code points before it, 10 bytes
+
+
+def test_flake8_noqa_and_selection(tmp_path):
+    (tmp_path / "t.py").write_text(DISCARDED + "labels.double()  # noqa: TTL101\n", encoding="utf-8")
+    out = _run(FLAKE8 + ["--select=TTL", "t.py"], tmp_path)
+    assert [line.split(": ")[0] for line in out.stdout.splitlines()] == ["t.py:4:1"]
+    assert out.returncode == 1
+    assert _run(FLAKE8 + ["--select=TTL", "--extend-ignore=TTL101", "t.py"], tmp_path).stdout == ""
+    # Another family selected: our plugin's findings are filtered out by flake8.
+    assert _run(FLAKE8 + ["--select=E9", "t.py"], tmp_path).stdout == ""
+
+
+def _flake8_in_process(argv, capsys):
+    from flake8.main import cli as flake8_cli
+
+    code = flake8_cli.main(["--isolated", "--jobs=1", *argv])
+    return code, capsys.readouterr()
+
+
+@pytest.fixture
+def three_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.py", "boom.py", "c.py"):
+        (tmp_path / name).write_text(DISCARDED, encoding="utf-8")
+    return tmp_path
+
+
+def test_plugin_failure_becomes_one_ttl000_and_other_files_are_checked(three_files, monkeypatch, capsys):
+    import torchtype_lint.check as check_module
+
+    real = check_module.check_source
+
+    def exploding(source, path="<stdin>", *args, **kwargs):
+        if path.endswith("boom.py"):
+            raise RuntimeError("simulated engine failure")
+        return real(source, path, *args, **kwargs)
+
+    monkeypatch.setattr(check_module, "check_source", exploding)
+    code, captured = _flake8_in_process(["--select=TTL", "a.py", "boom.py", "c.py"], capsys)
+    lines = captured.out.splitlines()
+    assert code == 1
+    assert [line.split(": ")[0] for line in lines] == ["a.py:4:1", "boom.py:1:1", "c.py:4:1"]
+    assert lines[1] == "boom.py:1:1: TTL000 internal error in torchtype-lint: RuntimeError: simulated engine failure"
+    assert "Traceback" not in captured.err
+
+
+def test_engine_failure_inside_check_is_a_ttl000_too(three_files, monkeypatch, capsys):
+    # A crash deeper down (in the interpreter) is caught by check itself, for every front end.
+    from torchtype_lint.engine import interpreter
+
+    import torchtype_lint.check as check_module
+
+    real_run = interpreter.Interpreter.run
+
+    real = check_module.check_source
+
+    def check_boom(source, path="<stdin>", *args, **kwargs):
+        if path.endswith("boom.py"):
+            monkeypatch.setattr(interpreter.Interpreter, "run", lambda self: (_ for _ in ()).throw(
+                RuntimeError("simulated interpreter failure")))
+            try:
+                return real(source, path, *args, **kwargs)
+            finally:
+                monkeypatch.setattr(interpreter.Interpreter, "run", real_run)
+        return real(source, path, *args, **kwargs)
+
+    monkeypatch.setattr(check_module, "check_source", check_boom)
+    code, captured = _flake8_in_process(["--select=TTL", "a.py", "boom.py", "c.py"], capsys)
+    lines = captured.out.splitlines()
+    assert [line.split(": ")[0] for line in lines] == ["a.py:4:1", "boom.py:1:1", "c.py:4:1"]
+    assert lines[1].startswith("boom.py:1:1: TTL000 internal error while analysing this file: "
+                               "RuntimeError: simulated interpreter failure")
+    assert "Traceback" not in captured.err
+
+
+def test_plugin_registered_under_ttl():
+    from importlib.metadata import entry_points
+
+    eps = entry_points()
+    group = eps.select(group="flake8.extension") if hasattr(eps, "select") else eps.get("flake8.extension", [])
+    assert {ep.name: ep.value for ep in group}["TTL"] == "torchtype_lint.frontends.flake8_plugin:TorchTypeChecker"

@@ -1,0 +1,141 @@
+"""Applying fixes: ``check --fix``, ``--unsafe-fixes`` and ``--diff``.
+
+A rule's ``Fix`` names a libcst node of the analysed module (``old``) and what replaces it
+(``new``). We replace by node identity with a transformer, so the rest of the file (formatting,
+comments, line endings) is untouched, then re-parse the result to make sure it is valid Python,
+and check again: a fix can reveal or settle other findings, so we repeat until nothing changes
+(at most ``MAX_ROUNDS``, like ruff). Overlapping fixes are applied one per round.
+"""
+from __future__ import annotations
+
+import codecs
+import difflib
+import io
+import tokenize
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from .check import DecodeError, Settings, check_source, decode_source
+from .findings import Finding
+
+MAX_ROUNDS = 10
+
+
+@dataclass
+class FixOutcome:
+    path: str
+    #: How many fixes were applied (or would be, with ``write=False``).
+    fixed: int = 0
+    #: Findings left after fixing, in the fixed file's coordinates.
+    remaining: List[Finding] = field(default_factory=list)
+    #: The fixed text (None when the file could not be read or decoded).
+    new_source: Optional[str] = None
+    diff: str = ""
+
+
+class _ReplaceByIdentity(cst.CSTTransformer):
+    """Replace exactly the given node objects of the original tree."""
+
+    def __init__(self, replacements: Dict[int, Tuple[Any, Any]]):
+        super().__init__()
+        # id -> (old node, new node); keeping ``old`` alive keeps its id unique.
+        self.replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        entry = self.replacements.get(id(original_node))
+        if entry is None or entry[0] is not original_node:
+            return updated_node
+        new = entry[1]
+        return cst.RemovalSentinel.REMOVE if new is None else new
+
+
+def applicable(findings: Sequence[Finding], unsafe: bool) -> List[Finding]:
+    return [f for f in findings
+            if f.fix is not None and f.fix.location is not None and (f.fix.safe or unsafe)]
+
+
+def _non_overlapping(findings: Sequence[Finding]) -> List[Finding]:
+    chosen: List[Finding] = []
+    last_end = (0, -1)
+    for f in sorted(findings, key=lambda f: (f.fix.location.line, f.fix.location.column)):
+        loc = f.fix.location
+        if (loc.line, loc.column) < last_end:
+            continue  # overlaps the previous fix; the next round sees it again
+        if any(c.fix.old is f.fix.old for c in chosen):
+            continue
+        chosen.append(f)
+        last_end = (loc.end_line, loc.end_column)
+    return chosen
+
+
+def fix_source(source: str, path: str, settings: Optional[Settings] = None, unsafe: bool = False,
+               postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None,
+               ) -> Tuple[str, int, List[Finding]]:
+    """Apply fixes until none is left. Returns (new source, fixes applied, remaining findings)."""
+    settings = settings or Settings()
+    post = postprocess or (lambda findings: findings)
+    fixed = 0
+    for _ in range(MAX_ROUNDS):
+        result = check_source(source, path, settings, keep_analysis=True)
+        todo = _non_overlapping(applicable(post(result.findings), unsafe))
+        if not todo or result.module is None:
+            return source, fixed, post(result.findings)
+        replacements = {id(f.fix.old): (f.fix.old, f.fix.new) for f in todo}
+        try:
+            new_source = result.module.visit(_ReplaceByIdentity(replacements)).code
+            cst.parse_module(new_source)  # a fix must leave valid Python behind
+        except Exception:  # noqa: BLE001 - a broken fix is dropped, never written
+            return source, fixed, post(result.findings)
+        if new_source == source:
+            return source, fixed, post(result.findings)
+        source = new_source
+        fixed += len(todo)
+    return source, fixed, post(check_source(source, path, settings).findings)
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _encoding(data: bytes) -> Tuple[str, bool]:
+    """The file's encoding (as Python reads it) and whether it starts with a UTF-8 BOM."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return encoding, bom
+
+
+def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
+             postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> FixOutcome:
+    """Fix one file in place (``write``) or only compute the diff. Keeps encoding, BOM and
+    line endings."""
+    outcome = FixOutcome(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        source = decode_source(data)
+    except (OSError, DecodeError):
+        from .check import check_path
+
+        outcome.remaining = check_path(path, settings).findings
+        return outcome
+    new_source, outcome.fixed, outcome.remaining = fix_source(source, path, settings, unsafe, postprocess)
+    outcome.new_source = new_source
+    if new_source != source:
+        outcome.diff = unified_diff(source, new_source, path)
+        if write:
+            encoding, bom = _encoding(data)
+            with open(path, "wb") as handle:
+                handle.write((codecs.BOM_UTF8 if bom else b"") + new_source.encode(encoding))
+    return outcome

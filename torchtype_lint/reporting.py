@@ -1,0 +1,252 @@
+"""Output formats for ``check --output-format``: each turns a list of findings into text.
+
+A formatter is ``format(findings, sources) -> str``; ``sources`` maps a finding's path to the
+file's text when the caller has it (the ``full`` format reads the file otherwise). Register a
+new one in ``FORMATTERS``.
+
+Positions: ``Location`` holds 1-based lines and 0-based columns in code points; every format
+here prints 1-based columns (like ruff and flake8), SARIF declares ``unicodeCodePoints``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from . import __version__
+from .findings import Finding, Location, rule_url
+
+TOOL_NAME = "torchtype-lint"
+TOOL_URL = "https://github.com/torchtype-lint/torchtype-lint"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+Formatter = Callable[[Sequence[Finding], Mapping[str, str]], str]
+
+
+def render(name: str, findings: Sequence[Finding], sources: Optional[Mapping[str, str]] = None) -> str:
+    return FORMATTERS[name](findings, sources or {})
+
+
+# --------------------------------------------------------------------------- concise
+
+
+def format_concise(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    return "".join(f.concise() + "\n" for f in findings)
+
+
+# --------------------------------------------------------------------------- full
+
+
+def _source_lines(path: str, sources: Mapping[str, str], cache: Dict[str, List[str]]) -> List[str]:
+    if path not in cache:
+        text = sources.get(path)
+        if text is None:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+        cache[path] = text.splitlines()
+    return cache[path]
+
+
+def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    """Each finding with the source line, a caret under the reported span, where the value came
+    from (the provenance chain, nearest step first) and the fix, like ruff's ``full``."""
+    cache: Dict[str, List[str]] = {}
+    blocks = []
+    for f in findings:
+        lines = _source_lines(f.path, sources, cache)
+        out = [f"{f.concise()}"]
+        loc = f.location
+        if 1 <= loc.line <= len(lines):
+            text = lines[loc.line - 1].expandtabs(1)
+            gutter = " " * len(str(loc.line))
+            end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column else len(text)
+            width = max(1, min(end, len(text)) - loc.column)
+            out += [f"{gutter} |", f"{loc.line} | {text}", f"{gutter} | {' ' * loc.column}{'^' * width}"]
+        if f.provenance:
+            out.append("  = where the value comes from:")
+            out += [f"      {step.render()}" for step in f.provenance]
+        if f.fix is not None:
+            kind = "safe fix" if f.fix.safe else "unsafe fix, needs --unsafe-fixes"
+            out.append(f"  = help: {f.fix.description} ({kind})")
+        out.append(f"  = docs: {rule_url(f.code)}")
+        blocks.append("\n".join(out) + "\n")
+    return "\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- json
+
+
+def _point(line: int, column: int) -> Dict[str, int]:
+    return {"row": line, "column": column + 1}
+
+
+def finding_to_dict(f: Finding) -> Dict[str, Any]:
+    """One finding as ruff-style JSON (rows 1-based, columns 1-based)."""
+    fix = None
+    if f.fix is not None:
+        edits = []
+        if f.fix.location is not None and f.fix.new_text is not None:
+            edits.append({"content": f.fix.new_text,
+                          "location": _point(f.fix.location.line, f.fix.location.column),
+                          "end_location": _point(f.fix.location.end_line, f.fix.location.end_column)})
+        fix = {"applicability": "safe" if f.fix.safe else "unsafe", "message": f.fix.description, "edits": edits}
+    return {
+        "code": f.code,
+        "name": _rule_name(f.code),
+        "message": f.message,
+        "severity": f.severity,
+        "filename": f.path,
+        "location": _point(f.location.line, f.location.column),
+        "end_location": _point(f.location.end_line, f.location.end_column),
+        "noqa_row": f.location.line,
+        "fix": fix,
+        "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note}
+                       for s in f.provenance],
+        "url": rule_url(f.code),
+    }
+
+
+def format_json(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    return json.dumps([finding_to_dict(f) for f in findings], indent=2) + "\n"
+
+
+# --------------------------------------------------------------------------- github
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding."""
+    out = []
+    for f in findings:
+        level = "error" if f.severity == "error" else "warning"
+        loc = f.location
+        props = [f"file={_escape_property(f.path)}", f"line={loc.line}", f"col={loc.column + 1}",
+                 f"endLine={loc.end_line}", f"endColumn={loc.end_column + 1}",
+                 f"title={_escape_property(f'{TOOL_NAME} ({f.code})')}"]
+        out.append(f"::{level} {','.join(props)}::{_escape_data(f'{f.code} {f.message}')}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- sarif
+
+
+def _artifact(path: str) -> Dict[str, str]:
+    """Relative to the working directory (the repository root in CI) when possible."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    rel = os.path.relpath(absolute, cwd) if absolute.startswith(cwd + os.sep) else None
+    if rel is not None:
+        return {"uri": rel.replace(os.sep, "/"), "uriBaseId": "%SRCROOT%"}
+    return {"uri": "file://" + absolute.replace(os.sep, "/")}
+
+
+def _region(loc: Location) -> Dict[str, int]:
+    region = {"startLine": loc.line, "startColumn": loc.column + 1}
+    if (loc.end_line, loc.end_column) > (loc.line, loc.column):
+        region.update(endLine=loc.end_line, endColumn=loc.end_column + 1)
+    return region
+
+
+def _sarif_level(severity: str) -> str:
+    return "error" if severity == "error" else "warning"
+
+
+def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    """SARIF 2.1.0 for GitHub code scanning: every rule (with its docs as helpUri), one result
+    per finding, the provenance as relatedLocations and as a codeFlow (origin first)."""
+    from .rules.base import all_rules
+
+    rules = all_rules()
+    index = {r.code: i for i, r in enumerate(rules)}
+    sarif_rules = []
+    for r in rules:
+        sarif_rules.append({
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.summary},
+            "help": {"text": r.summary, "markdown": r.documentation()},
+            "helpUri": rule_url(r.code),
+            "defaultConfiguration": {"level": _sarif_level(r.severity), "enabled": bool(r.default_enabled)},
+            "properties": {"fix": r.fix_safety},
+        })
+    results = []
+    for f in findings:
+        artifact = _artifact(f.path)
+        primary = {"physicalLocation": {"artifactLocation": artifact, "region": _region(f.location)}}
+        result: Dict[str, Any] = {
+            "ruleId": f.code,
+            "level": _sarif_level(f.severity),
+            "message": {"text": f.message},
+            "locations": [primary],
+        }
+        if f.code in index:
+            result["ruleIndex"] = index[f.code]
+        if f.provenance:
+            related = []
+            for i, step in enumerate(f.provenance):
+                related.append({
+                    "id": i + 1,
+                    "physicalLocation": {"artifactLocation": artifact,
+                                         "region": {"startLine": step.line, "startColumn": step.column + 1}},
+                    "message": {"text": step.render()},
+                })
+            result["relatedLocations"] = related
+            # The flow runs from where the value was made to where it goes wrong.
+            flow = [{"location": {"physicalLocation": r["physicalLocation"], "message": r["message"]}}
+                    for r in reversed(related)]
+            flow.append({"location": {**primary, "message": {"text": f.message}}})
+            result["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
+        if f.fix is not None and f.fix.location is not None and f.fix.new_text is not None:
+            result["fixes"] = [{
+                "description": {"text": f.fix.description},
+                "artifactChanges": [{
+                    "artifactLocation": artifact,
+                    "replacements": [{"deletedRegion": _region(f.fix.location),
+                                      "insertedContent": {"text": f.fix.new_text}}],
+                }],
+            }]
+        results.append(result)
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "informationUri": TOOL_URL,
+                                "rules": sarif_rules}},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": _cwd_uri()}},
+        }],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _cwd_uri() -> str:
+    cwd = os.getcwd().replace(os.sep, "/")
+    return "file://" + (cwd if cwd.endswith("/") else cwd + "/")
+
+
+def _rule_name(code: str) -> str:
+    from .rules.base import get_rule
+
+    rule = get_rule(code)
+    return rule.name if rule is not None else ""
+
+
+FORMATTERS: Dict[str, Formatter] = {
+    "concise": format_concise,
+    "full": format_full,
+    "json": format_json,
+    "github": format_github,
+    "sarif": format_sarif,
+}
