@@ -40,12 +40,12 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
     "TransformerDecoderLayer": ("d_model", "nhead", "dim_feedforward"),
     "Transformer": ("d_model", "nhead"),
     "TransformerEncoder": ("encoder_layer", "num_layers"),
-    "MaxPool1d": ("kernel_size", "stride", "padding", "dilation"),
-    "MaxPool2d": ("kernel_size", "stride", "padding", "dilation"),
-    "MaxPool3d": ("kernel_size", "stride", "padding", "dilation"),
-    "AvgPool1d": ("kernel_size", "stride", "padding"),
-    "AvgPool2d": ("kernel_size", "stride", "padding"),
-    "AvgPool3d": ("kernel_size", "stride", "padding"),
+    "MaxPool1d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
+    "MaxPool2d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
+    "MaxPool3d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
+    "AvgPool1d": ("kernel_size", "stride", "padding", "ceil_mode"),
+    "AvgPool2d": ("kernel_size", "stride", "padding", "ceil_mode"),
+    "AvgPool3d": ("kernel_size", "stride", "padding", "ceil_mode"),
     "AdaptiveAvgPool1d": ("output_size",), "AdaptiveAvgPool2d": ("output_size",),
     "AdaptiveMaxPool2d": ("output_size",),
     "Flatten": ("start_dim", "end_dim"),
@@ -90,7 +90,7 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
                 config[param] = _const(args.get(i, param))
         for key in ("batch_first", "stride", "padding", "dilation", "reduction", "bias",
                     "kernel_size", "start_dim", "end_dim", "groups", "num_layers",
-                    "bidirectional", "dim"):
+                    "bidirectional", "dim", "ceil_mode", "proj_size", "return_indices"):
             if key in args.kw:
                 config[key] = _const(args.kw[key])
     dtype = FLOAT32
@@ -170,7 +170,11 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
 
 
 def output_shape(module: ModuleValue, shape: Any) -> Any:
-    """Shape arithmetic of the common layers; None when unknown."""
+    """Shape arithmetic of the common layers; None when unknown.
+
+    A config key that is present with the value None was given but is not a constant
+    (``stride=s``): the shape is then unknown, never computed from the default.
+    """
     if shape is None:
         return None
     name, cfg = module.short_name, module.config
@@ -186,28 +190,12 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         if not isinstance(start, int) or not isinstance(end, int):
             return None
         return S.flatten_shape(shape, start, end)
+    if name in ("LSTM", "GRU", "RNN"):
+        return _recurrent_output_shape(cfg, shape)
     rank = spatial_rank(module)
-    if rank and (name.startswith("Conv") and not name.startswith("ConvTranspose")
-                 or name.startswith(("MaxPool", "AvgPool"))):
-        if len(shape) not in (rank + 1, rank + 2):
-            return None
-        kernel = _pair(cfg.get("kernel_size"), rank, 1) if cfg.get("kernel_size") is not None else None
-        if kernel is None:
-            return None
-        default_stride = 1 if name.startswith("Conv") else None
-        stride = _pair(cfg.get("stride"), rank, 1) if cfg.get("stride") is not None else (
-            (1,) * rank if default_stride else kernel)
-        padding = cfg.get("padding", 0)
-        if isinstance(padding, str):
-            return None
-        padding = _pair(padding, rank, 0)
-        dilation = _pair(cfg.get("dilation"), rank, 1)
-        if stride is None or padding is None or dilation is None:
-            return None
-        spatial = tuple(S.conv_out(shape[-rank + i], kernel[i], stride[i], padding[i], dilation[i])
-                        for i in range(rank))
-        channels = cfg.get("out_channels") if name.startswith("Conv") else shape[-rank - 1]
-        return tuple(shape[:-rank - 1]) + (channels,) + spatial
+    is_conv = name.startswith("Conv") and not name.startswith("ConvTranspose")
+    if rank and (is_conv or name.startswith(("MaxPool", "AvgPool"))):
+        return _window_output_shape(name, cfg, rank, shape, is_conv)
     if name.startswith("AdaptiveAvgPool") or name.startswith("AdaptiveMaxPool"):
         r = spatial_rank(module)
         out = _pair(cfg.get("output_size"), r, 1) if cfg.get("output_size") is not None else None
@@ -215,3 +203,50 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
             return None
         return tuple(shape[:-r]) + out
     return None
+
+
+def _given_unknown(cfg: Dict[str, Any], *keys: str) -> bool:
+    return any(key in cfg and cfg[key] is None for key in keys)
+
+
+def _window_output_shape(name: str, cfg: Dict[str, Any], rank: int, shape: Any, is_conv: bool) -> Any:
+    """Conv / pooling output: channels from the layer, each spatial size from the window."""
+    if len(shape) not in (rank + 1, rank + 2):
+        return None
+    if _given_unknown(cfg, "kernel_size", "stride", "padding", "dilation", "ceil_mode", "out_channels"):
+        return None
+    if cfg.get("return_indices") not in (None, False) or cfg.get("ceil_mode") not in (None, False, True):
+        return None
+    kernel = _pair(cfg.get("kernel_size"), rank, 1) if cfg.get("kernel_size") is not None else None
+    if kernel is None:
+        return None
+    stride = _pair(cfg.get("stride"), rank, 1) if cfg.get("stride") is not None else (
+        (1,) * rank if is_conv else kernel)
+    padding: Any = cfg.get("padding", 0)
+    if padding == "same" and is_conv:
+        padding = None
+        spatial = tuple(shape[-rank:])
+    elif padding == "valid" and is_conv:
+        padding = (0,) * rank
+    elif isinstance(padding, str):
+        return None
+    dilation = _pair(cfg.get("dilation"), rank, 1)
+    ceil_mode = bool(cfg.get("ceil_mode")) and not is_conv
+    if padding is not None:
+        padding = _pair(padding, rank, 0)
+        if stride is None or padding is None or dilation is None:
+            return None
+        spatial = tuple(S.conv_out(shape[-rank + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+                        for i in range(rank))
+    channels = cfg.get("out_channels") if is_conv else shape[-rank - 1]
+    return tuple(shape[:-rank - 1]) + (channels,) + spatial
+
+
+def _recurrent_output_shape(cfg: Dict[str, Any], shape: Any) -> Any:
+    """The first output of LSTM/GRU/RNN: (..., hidden_size * directions) or proj_size."""
+    if len(shape) not in (2, 3) or _given_unknown(cfg, "bidirectional", "proj_size", "hidden_size"):
+        return None
+    width = cfg.get("proj_size") or cfg.get("hidden_size")
+    if not isinstance(width, int):
+        return tuple(shape[:-1]) + (None,)
+    return tuple(shape[:-1]) + (width * (2 if cfg.get("bidirectional") else 1),)

@@ -209,9 +209,19 @@ def stack_shape(shapes: Sequence[Shape], dim: Optional[int]) -> Shape:
     return tuple(first[:d]) + (len(shapes),) + tuple(first[d:])  # type: ignore[index]
 
 
-def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation: int = 1) -> Dim:
-    """Output length of a convolution or pooling window (floor mode)."""
-    if not isinstance(size, int):
+def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation: int = 1,
+             ceil_mode: bool = False) -> Dim:
+    """Output length of a convolution or pooling window; None when unknown or empty.
+
+    ``ceil_mode`` (pooling only) rounds up, but a last window that would start in the
+    right padding is dropped, as torch does.
+    """
+    if not isinstance(size, int) or stride <= 0:
         return None
-    out = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    if span < 0:
+        return None
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
     return out if out > 0 else None
