@@ -76,6 +76,11 @@ def check_path(path: str, settings: Optional[Settings] = None, display_path: Opt
 
 
 def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
+    if path.endswith(".ipynb"):
+        # A notebook is JSON: its code cells are checked as one program (see notebook.py).
+        from .notebook import check_notebook_bytes
+
+        return check_notebook_bytes(data, path, settings)
     try:
         source = decode_source(data)
     except DecodeError as exc:

@@ -12,6 +12,8 @@ DEFAULT_EXCLUDES = (
     ".ruff_cache", ".torchtype_lint_cache", ".ipynb_checkpoints", "__pypackages__",
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: Jupyter notebooks, checked through notebook.py (code cells only).
+NOTEBOOK_SUFFIXES = (".ipynb",)
 
 
 def is_excluded(path: str, patterns: Sequence[str]) -> bool:
@@ -25,7 +27,7 @@ def is_excluded(path: str, patterns: Sequence[str]) -> bool:
 
 
 def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
-             suffixes: Sequence[str] = PYTHON_SUFFIXES) -> Iterator[str]:
+             suffixes: Sequence[str] = PYTHON_SUFFIXES + NOTEBOOK_SUFFIXES) -> Iterator[str]:
     """Files to check, in a stable order. Explicitly named files are always checked."""
     excludes = tuple(DEFAULT_EXCLUDES) + tuple(extra_excludes)
     for path in paths:

@@ -1,0 +1,369 @@
+"""Jupyter notebooks: lint the code cells of an ``.ipynb`` as one program, report per cell.
+
+The code cells are joined, in order, into one Python text (a variable made in cell 1 and
+misused in cell 3 is one program, as it is when the notebook runs), separated by a boundary
+comment line so the text can be cut back into cells after fixing. IPython syntax that is not
+Python is neutralised *without shifting any line*: a cell whose first line is a cell magic
+(``%%time``, ``%%bash``, ...) is left out, and in a cell that does not parse as Python, each
+line magic (``%matplotlib inline``), shell line (``!pip install ...``), ``x = !ls`` /
+``x = %timeit -o f()`` and help line (``obj?``, ``?obj``) becomes ``pass`` at the same
+indentation. Cells that parse are taken verbatim, so ``a % b`` on a continuation line is never
+mistaken for a magic. Markdown and raw cells are ignored, and so are notebooks whose kernel
+language is not Python.
+
+Findings are reported as ``notebook.ipynb:cell 3:2:5: TTL101 ...``: cell numbers are 1-based
+positions among *all* cells of the notebook (markdown cells count: the number finds the cell
+in any notebook viewer and is ``cells[n - 1]`` in the JSON), lines are 1-based within the cell.
+
+Fixing rewrites only the ``source`` of changed code cells; every other field of the notebook
+(outputs, metadata, ids, key order, indentation) is written back as it was read.
+"""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .check import FileResult, Settings, check_source
+from .findings import Finding, Location, ProvenanceStep
+
+NOTEBOOK_SUFFIX = ".ipynb"
+#: Written between cells in the joined text; a comment, so it is valid at any indentation.
+CELL_BOUNDARY = "# torchtype-lint: cell boundary"
+#: Stands in for a line of IPython syntax (restored when a fixed notebook is written back).
+MAGIC_PLACEHOLDER = "pass  # torchtype-lint: ipython syntax"
+
+_MAGIC_LINE = re.compile(r"^[ \t]*(?:[%!]|\?|[\w.\[\], ]+=\s*[%!]|[^#\n]*\?\s*$)")
+_PY_CF_ALLOW_TOP_LEVEL_AWAIT = 0x2000  # notebooks may ``await`` at the top level
+
+
+# --------------------------------------------------------------------------- findings in cells
+
+
+@dataclass(frozen=True)
+class CellProvenanceStep(ProvenanceStep):
+    """A provenance step inside a notebook: ``line`` counts within cell ``cell``."""
+
+    cell: int = 0
+
+    def render(self) -> str:
+        text = f"cell {self.cell}, line {self.line}: `{self.snippet}`"
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass
+class NotebookFinding(Finding):
+    """A finding in a notebook: ``location`` (and the fix's) counts lines within cell ``cell``."""
+
+    cell: int = 0
+    #: The cell's source as the user wrote it, for reporters that show the offending line.
+    cell_source: str = field(default="", repr=False, compare=False)
+
+    def sort_key(self) -> Tuple[Any, ...]:
+        return (self.path, self.cell, self.location.line, self.location.column, self.code)
+
+    def concise(self) -> str:
+        return (f"{self.path}:cell {self.cell}:{self.location.line}:{self.location.column + 1}: "
+                f"{self.code} {self.message}")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class NotebookError(ValueError):
+    pass
+
+
+@dataclass
+class CodeCell:
+    number: int  # 1-based position among all cells
+    source: str  # as written in the notebook
+    text: str  # what is analysed: the source with IPython syntax neutralised, ending in "\n"
+    magic_lines: List[str]  # original lines replaced by MAGIC_PLACEHOLDER, in order
+    first_line: int = 0  # 1-based line of the cell's first line in the joined text
+
+
+@dataclass
+class Notebook:
+    data: Dict[str, Any]
+    cells: List[CodeCell]
+    indent: Optional[int]
+    trailing_newline: bool
+
+    def joined(self) -> str:
+        """The code cells as one Python text, a boundary line between cells."""
+        parts = []
+        line = 1
+        for cell in self.cells:
+            cell.first_line = line
+            parts.append(cell.text)
+            line += cell.text.count("\n") + 1
+        return f"{CELL_BOUNDARY}\n".join(parts)
+
+    def locate(self, line: int) -> Tuple[CodeCell, int]:
+        """Joined-text line -> (cell, 1-based line within it); a boundary line maps to the next cell."""
+        starts = [c.first_line for c in self.cells]
+        index = max(bisect.bisect_right(starts, line) - 1, 0)
+        cell = self.cells[index]
+        last = cell.first_line + cell.text.count("\n") - 1
+        if line > last and index + 1 < len(self.cells):
+            return self.cells[index + 1], 1
+        return cell, max(line - cell.first_line + 1, 1)
+
+
+def _cell_source(cell: Dict[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _parses(text: str) -> bool:
+    try:
+        compile(text, "<cell>", "exec", flags=0x400 | _PY_CF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def neutralise(source: str) -> Tuple[str, List[str]]:
+    """The cell's text with IPython-only lines replaced (same line count), and those lines."""
+    text = source if source.endswith("\n") or not source else source + "\n"
+    if _parses(text):
+        return text, []
+    lines = text.split("\n")
+    replaced: List[str] = []
+    for i, starts_statement in enumerate(_statement_starts(lines)):
+        if starts_statement and _is_magic(lines[i]):
+            replaced.append(lines[i])
+            lines[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip())] + MAGIC_PLACEHOLDER
+    return "\n".join(lines), replaced
+
+
+def _is_magic(line: str) -> bool:
+    stripped = line.lstrip()
+    return bool(stripped) and not stripped.startswith("#") and _MAGIC_LINE.match(line) is not None
+
+
+def _statement_starts(lines: Sequence[str]) -> List[bool]:
+    """For each line, whether it begins a new statement: not inside brackets, a triple-quoted
+    string or after a backslash continuation (IPython only sees magics there, and ``% 2``
+    continuing an expression is Python)."""
+    starts = []
+    depth = 0
+    quote: Optional[str] = None  # the open triple quote, if any
+    continued = False
+    for line in lines:
+        starts.append(depth == 0 and quote is None and not continued)
+        if starts[-1] and _is_magic(line):
+            continue  # IPython syntax, not Python: its brackets and quotes mean nothing here
+        i = 0
+        while i < len(line):
+            if quote is not None:
+                end = line.find(quote, i)
+                if end < 0:
+                    break
+                quote, i = None, end + 3
+                continue
+            char = line[i]
+            if char == "#":
+                break
+            if char in "\"'":
+                if line.startswith(char * 3, i):
+                    quote, i = char * 3, i + 3
+                    continue
+                end = i + 1
+                while end < len(line) and line[end] != char:
+                    end += 2 if line[end] == "\\" else 1
+                i = end + 1
+                continue
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(depth - 1, 0)
+            i += 1
+        continued = line.endswith("\\") and quote is None
+    return starts
+
+
+def is_python_notebook(data: Dict[str, Any]) -> bool:
+    metadata = data.get("metadata") or {}
+    language = ((metadata.get("language_info") or {}).get("name")
+                or (metadata.get("kernelspec") or {}).get("language"))
+    return language is None or str(language).lower() == "python"
+
+
+def parse_notebook(raw: str) -> Notebook:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"not a valid notebook: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("not a valid notebook: no `cells` list (only nbformat 4 is supported)")
+    cells = []
+    for number, cell in enumerate(data["cells"], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _cell_source(cell)
+        if source.lstrip().startswith("%%"):
+            continue  # a cell magic: the whole cell is another language or runs under IPython rules
+        text, magic = neutralise(source)
+        cells.append(CodeCell(number, source, text, magic))
+    indent_match = re.search(r"\n( +)\S", raw)
+    indent = len(indent_match.group(1)) if indent_match else None
+    return Notebook(data, cells, indent, raw.endswith("\n"))
+
+
+def dump_notebook(notebook: Notebook) -> str:
+    """The notebook's JSON, formatted like nbformat writes it (and like it was read)."""
+    text = json.dumps(notebook.data, indent=notebook.indent, ensure_ascii=False)
+    return text + ("\n" if notebook.trailing_newline else "")
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = None) -> FileResult:
+    """Lint one notebook's JSON text. Never raises: a broken notebook is one TTL001 finding."""
+    settings = settings or Settings()
+    try:
+        notebook = parse_notebook(raw)
+    except NotebookError as exc:
+        return FileResult(path, _selected([Finding("TTL001", str(exc), "error", path, Location(1, 0, 1, 0))],
+                                          settings))
+    if not notebook.cells or not is_python_notebook(notebook.data):
+        return FileResult(path, [])
+    result = check_source(notebook.joined(), path, settings)
+    return FileResult(path, to_cell_findings(notebook, result.findings))
+
+
+def check_notebook_path(path: str, settings: Optional[Settings] = None,
+                        display_path: Optional[str] = None) -> FileResult:
+    shown = display_path or path
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return FileResult(shown, _selected([Finding("TTL001", f"could not read file: {exc.strerror or exc}",
+                                                    "error", shown, Location(1, 0, 1, 0))], settings or Settings()))
+    return check_notebook_bytes(data, shown, settings)
+
+
+def check_notebook_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
+    try:
+        raw = data.decode("utf-8-sig")  # nbformat files are UTF-8 JSON
+    except UnicodeDecodeError as exc:
+        return FileResult(path, _selected([Finding("TTL001", f"could not decode notebook as UTF-8: {exc.reason}",
+                                                   "error", path, Location(1, 0, 1, 0))], settings or Settings()))
+    return check_notebook_source(raw, path, settings)
+
+
+def _selected(findings: List[Finding], settings: Settings) -> List[Finding]:
+    return [f for f in findings if settings.selection.is_enabled(f.code, True)]
+
+
+def to_cell_findings(notebook: Notebook, findings: Sequence[Finding]) -> List[Finding]:
+    """Map findings on the joined text to cells (location, fix, provenance and message)."""
+    out: List[Finding] = []
+    for finding in findings:
+        cell, line = notebook.locate(finding.location.line)
+        steps = []
+        message = finding.message
+        for step in finding.provenance:
+            step_cell, step_line = notebook.locate(step.line)
+            mapped = CellProvenanceStep(step_line, step.column, step.snippet, step.note, cell=step_cell.number)
+            # The engine wrote joined-text lines into the message ("since line 12: `a`").
+            message = re.sub(rf"(?<!, )(?<!\w)line {step.line}: `{re.escape(step.snippet)}`",
+                             lambda _: f"cell {step_cell.number}, line {step_line}: `{step.snippet}`", message)
+            steps.append(mapped)
+        fix = finding.fix
+        if fix is not None and fix.location is not None:
+            fix = dataclasses.replace(fix, location=_shift(fix.location, cell))
+        out.append(NotebookFinding(
+            finding.code, message, finding.severity, finding.path, _shift(finding.location, cell),
+            tuple(steps), fix, node=finding.node, origin=finding.origin,
+            confirmations=list(finding.confirmations), cell=cell.number, cell_source=cell.source))
+    out.sort(key=lambda f: f.sort_key())
+    return out
+
+
+def _shift(loc: Location, cell: CodeCell) -> Location:
+    offset = cell.first_line - 1
+    return Location(max(loc.line - offset, 1), loc.column, max(loc.end_line - offset, 1), loc.end_column)
+
+
+# --------------------------------------------------------------------------- fixing
+
+
+def split_fixed(notebook: Notebook, fixed: str) -> Optional[List[str]]:
+    """Cut a fixed joined text back into cell sources (IPython lines restored); None if the
+    fix disturbed the cell structure, in which case nothing is written."""
+    parts = fixed.split(f"{CELL_BOUNDARY}\n")
+    if len(parts) != len(notebook.cells):
+        return None
+    sources = []
+    for cell, part in zip(notebook.cells, parts):
+        if part == cell.text:
+            sources.append(cell.source)
+            continue
+        lines = part.split("\n")
+        magic = iter(cell.magic_lines)
+        for i, line in enumerate(lines):
+            if line.strip() == MAGIC_PLACEHOLDER:
+                original = next(magic, None)
+                if original is None:
+                    return None
+                lines[i] = original
+        if next(magic, None) is not None:
+            return None
+        text = "\n".join(lines)
+        if not cell.source.endswith("\n") and text.endswith("\n"):
+            text = text[:-1]  # joined() added the newline; the cell did not have one
+        sources.append(text)
+    return sources
+
+
+def _set_source(cell: Dict[str, Any], text: str) -> None:
+    # Keep the notebook's own representation: nbformat writes a list of lines.
+    cell["source"] = text.splitlines(keepends=True) if isinstance(cell.get("source"), list) else text
+
+
+def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
+                 postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> Any:
+    """``fix.fix_file`` for notebooks: same arguments, returns a ``fix.FixOutcome``."""
+    from .fix import FixOutcome, fix_source, unified_diff
+
+    outcome = FixOutcome(path)
+    result = check_notebook_path(path, settings)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read().decode("utf-8-sig")
+        notebook = parse_notebook(raw)
+    except (OSError, UnicodeDecodeError, NotebookError):
+        outcome.remaining = result.findings
+        return outcome
+    if not notebook.cells or not is_python_notebook(notebook.data):
+        return outcome
+    joined = notebook.joined()
+    fixed, count, remaining = fix_source(joined, path, settings, unsafe, postprocess)
+    new_sources = split_fixed(notebook, fixed) if count else None
+    if new_sources is None:
+        outcome.remaining = to_cell_findings(notebook, postprocess(result.findings) if postprocess else result.findings)
+        outcome.new_source = None
+        return outcome
+    diffs = []
+    for cell, new in zip(notebook.cells, new_sources):
+        if new != cell.source:
+            diffs.append(unified_diff(cell.source, new, f"{path}:cell {cell.number}"))
+            _set_source(notebook.data["cells"][cell.number - 1], new)
+    outcome.fixed = count
+    # Re-read what was written so remaining findings carry the fixed cells' text and lines.
+    fixed_notebook = parse_notebook(dump_notebook(notebook))
+    fixed_notebook.joined()
+    outcome.remaining = to_cell_findings(fixed_notebook, remaining)
+    outcome.diff = "".join(diffs)
+    if write and diffs:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(dump_notebook(notebook))
+    return outcome
