@@ -120,6 +120,10 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
              postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> FixOutcome:
     """Fix one file in place (``write``) or only compute the diff. Keeps encoding, BOM and
     line endings."""
+    if path.endswith(".ipynb"):
+        from .notebook import fix_notebook  # rewrites only the code cells' sources
+
+        return fix_notebook(path, settings, unsafe, write, postprocess)
     outcome = FixOutcome(path)
     try:
         with open(path, "rb") as handle:

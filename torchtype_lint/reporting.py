@@ -56,7 +56,8 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
     cache: Dict[str, List[str]] = {}
     blocks = []
     for f in findings:
-        lines = _source_lines(f.path, sources, cache)
+        # Notebook findings (notebook.py) count lines within their cell.
+        lines = f.cell_source.splitlines() if getattr(f, "cell", None) else _source_lines(f.path, sources, cache)
         out = [f"{f.concise()}"]
         loc = f.location
         if 1 <= loc.line <= len(lines):
@@ -106,6 +107,7 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note}
                        for s in f.provenance],
         "url": rule_url(f.code),
+        **({"cell": f.cell} if getattr(f, "cell", None) else {}),  # notebooks: rows count within the cell
     }
 
 
