@@ -29,24 +29,18 @@ import libcst as cst
 
 from .. import __version__
 from ..check import Settings, check_source
-from ..findings import Finding, Location
+from ..findings import Finding, Location, rule_url
 from ..values import ArrayValue, TensorValue, describe_dtypes, describe_shape
 
 SOURCE = "torchtype-lint"
 FIX_ALL_KIND = "source.fixAll.torchtype-lint"
 #: Seconds of quiet after the last keystroke before a document is analysed again.
 DEBOUNCE_SECONDS = 0.3
-#: Where each rule's page lives (``torchtype-lint rule CODE`` prints the same text).
-RULE_DOCS_URL = "https://github.com/torchtype-lint/torchtype-lint/blob/main/docs/rules/{code}.md"
 
 # LSP lines end at \n, \r\n or \r only (str.splitlines also splits at \x0c, \u2028, ...).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NOQA_CODES = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
 _NOQA_BLANKET = re.compile(r"#\s*noqa(?!:)", re.IGNORECASE)
-
-
-def rule_docs_url(code: str) -> str:
-    return RULE_DOCS_URL.format(code=code)
 
 
 def split_lines(source: str) -> List[str]:
@@ -239,7 +233,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             message=finding.message,
             severity=T.DiagnosticSeverity.Error if finding.severity == "error" else T.DiagnosticSeverity.Warning,
             code=finding.code,
-            code_description=T.CodeDescription(href=rule_docs_url(finding.code)),
+            code_description=T.CodeDescription(href=rule_url(finding.code)),
             source=SOURCE,
             related_information=related or None,
         )
