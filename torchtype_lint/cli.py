@@ -67,6 +67,9 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--output-format", default=None,
                      help="concise (default), full, json, github or sarif")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    from .harness.commands import add_check_options  # adds --confirm; torch is imported only when used
+
+    add_check_options(out)
     fix = parser.add_argument_group("fixes")
     fix.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix/--diff) fixes marked unsafe")
@@ -89,6 +92,12 @@ def _configure_nothing(parser: argparse.ArgumentParser) -> None:
     pass
 
 
+def _configure_confirm(parser: argparse.ArgumentParser) -> None:
+    from .harness.commands import configure_confirm
+
+    configure_confirm(parser)
+
+
 COMMANDS: Dict[str, Command] = {
     "check": Command("lint files and directories", _configure_check, "torchtype_lint.cli:run_check"),
     "rule": Command("show the documentation of a rule", _configure_rule, "torchtype_lint.cli:run_rule"),
@@ -97,10 +106,21 @@ COMMANDS: Dict[str, Command] = {
     # Language server on stdio (frontends/lsp.py provides ``main(args) -> int``).
     "lsp": Command("run the language server on stdio", _configure_nothing,
                    "torchtype_lint.frontends.lsp:main", requires_module="torchtype_lint.frontends.lsp"),
+    # Runtime harness: runs the rule fixtures with the installed torch (harness/commands.py).
+    "confirm": Command("check every rule's runtime claim against the installed torch",
+                       _configure_confirm, "torchtype_lint.harness.commands:run_confirm"),
 }
 
+
+def _confirm_hook(findings: list, args: argparse.Namespace) -> None:
+    if getattr(args, "confirm", False):
+        from .harness.commands import confirm_hook
+
+        confirm_hook(findings, args)
+
+
 #: Called as ``hook(findings, args)`` after checking and before reporting (e.g. ``--confirm``).
-FINDING_HOOKS: List[Callable[[list, argparse.Namespace], None]] = []
+FINDING_HOOKS: List[Callable[[list, argparse.Namespace], None]] = [_confirm_hook]
 
 
 def build_parser() -> argparse.ArgumentParser:

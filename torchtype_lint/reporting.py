@@ -31,7 +31,8 @@ def render(name: str, findings: Sequence[Finding], sources: Optional[Mapping[str
 
 
 def format_concise(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
-    return "".join(f.concise() + "\n" for f in findings)
+    # ``check --confirm`` adds torch's verdicts as indented lines under their finding.
+    return "".join(f.concise() + "\n" + "".join(f"    {c}\n" for c in f.confirmations) for f in findings)
 
 
 # --------------------------------------------------------------------------- full
@@ -72,6 +73,7 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
         if f.fix is not None:
             kind = "safe fix" if f.fix.safe else "unsafe fix, needs --unsafe-fixes"
             out.append(f"  = help: {f.fix.description} ({kind})")
+        out += [f"  = torch: {c}" for c in f.confirmations]
         out.append(f"  = docs: {rule_url(f.code)}")
         blocks.append("\n".join(out) + "\n")
     return "\n".join(blocks)
@@ -107,6 +109,7 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note}
                        for s in f.provenance],
         "url": rule_url(f.code),
+        "confirmations": list(f.confirmations),
         **({"cell": f.cell} if getattr(f, "cell", None) else {}),  # notebooks: rows count within the cell
     }
 

@@ -349,17 +349,6 @@ def record(report: ConfirmReport, path: Path = RECORD_PATH) -> Path:
 # --------------------------------------------------------------------------- command line
 
 
-def add_arguments(parser: Any) -> None:
-    parser.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
-                        help="where to run the fixtures (default: all; absent devices are skipped)")
-    parser.add_argument("--rule", action="append", metavar="CODE",
-                        help="only these rules (repeatable, or comma-separated)")
-    parser.add_argument("--record", action="store_true",
-                        help="write torch's messages to torchtype_lint/data/confirmations.json")
-    parser.add_argument("--fixtures", help="fixtures directory (default: the repository's fixtures/)")
-    parser.add_argument("--no-lint", action="store_true", help="skip the linter-vs-torch comparison")
-
-
 def run_command(args: Any) -> int:
     """Entry point for ``torchtype-lint confirm``; returns the exit code."""
     import sys

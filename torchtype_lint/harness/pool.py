@@ -68,36 +68,49 @@ def default_parallel() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+class Workers:
+    """Torch workers for ``devices``. The first one starts at construction, so torch's import
+    (seconds) overlaps with whatever the caller does before calling ``run``."""
+
+    def __init__(self, devices: Sequence[str], parallel: Optional[int] = None, timeout: float = 60.0):
+        if not torch_installed():
+            raise TorchMissing("torch is not installed in this Python environment "
+                               f"({sys.executable}); install torch to run the harness")
+        self.devices = list(devices)
+        self.parallel = parallel or default_parallel()
+        self.timeout = timeout
+        self._first = _start(self.devices[0], self.parallel, timeout) if self.devices else None
+
+    def run(self, jobs: Dict[str, List[Dict[str, Any]]]) -> Dict[str, DeviceRun]:
+        """Run ``jobs[device]`` on each device. Devices that do not exist get
+        ``available=False`` and no results. The first worker says whether CUDA exists, so a
+        machine without a GPU never pays a second torch import for a CUDA worker."""
+        runs: Dict[str, DeviceRun] = {}
+        procs: Dict[str, subprocess.Popen] = {}
+        cuda_exists: Optional[bool] = None
+        torch_version = "?"
+        for device in self.devices:
+            if device == "cuda" and cuda_exists is False:
+                runs[device] = DeviceRun(device, False, torch_version)
+                continue
+            proc = self._first if device == self.devices[0] else _start(device, self.parallel, self.timeout)
+            info = _ready(proc, device)
+            cuda_exists = bool(info.get("cuda"))
+            torch_version = info.get("torch", "?")
+            runs[device] = DeviceRun(device, bool(info.get("available")), torch_version)
+            procs[device] = proc
+        threads = []
+        for device, proc in procs.items():
+            todo = jobs.get(device, []) if runs[device].available else []
+            thread = threading.Thread(target=_feed, args=(proc, todo, runs[device]), daemon=True)
+            thread.start()
+            threads.append(thread)
+        for thread in threads:
+            thread.join()
+        return runs
+
+
 def run_jobs(jobs: Dict[str, List[Dict[str, Any]]], parallel: Optional[int] = None,
              timeout: float = 60.0) -> Dict[str, DeviceRun]:
-    """Run ``jobs[device]`` on each device. Devices that do not exist get ``available=False``
-    and no results. The first device's worker says whether CUDA exists, so no second torch
-    import is paid for a CUDA worker on a machine without a GPU."""
-    if not torch_installed():
-        raise TorchMissing("torch is not installed in this Python environment "
-                           f"({sys.executable}); install torch to confirm findings")
-    parallel = parallel or default_parallel()
-    devices = list(jobs)
-    runs: Dict[str, DeviceRun] = {}
-    procs: Dict[str, subprocess.Popen] = {}
-    cuda_exists: Optional[bool] = None
-    torch_version = "?"
-    for device in devices:
-        if device == "cuda" and cuda_exists is False:
-            runs[device] = DeviceRun(device, False, torch_version)
-            continue
-        proc = _start(device, parallel, timeout)
-        info = _ready(proc, device)
-        cuda_exists = bool(info.get("cuda"))
-        torch_version = info.get("torch", "?")
-        runs[device] = DeviceRun(device, bool(info.get("available")), torch_version)
-        procs[device] = proc
-    threads = []
-    for device, proc in procs.items():
-        todo = jobs[device] if runs[device].available else []
-        thread = threading.Thread(target=_feed, args=(proc, todo, runs[device]), daemon=True)
-        thread.start()
-        threads.append(thread)
-    for thread in threads:
-        thread.join()
-    return runs
+    """Start workers for the devices in ``jobs`` and run them (see ``Workers.run``)."""
+    return Workers(list(jobs), parallel, timeout).run(jobs)

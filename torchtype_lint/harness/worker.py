@@ -75,7 +75,11 @@ def _run_child(job: Dict[str, Any], device: str, result_path: str, timeout: floa
                     runpy.run_path(job["path"], run_name="__main__")
                 else:
                     code = compile(job["source"], SNIPPET_FILENAME, "exec")
-                    exec(code, {"__name__": "__main__", "DEVICE": device})  # noqa: S102
+                    namespace = {"__name__": "__main__", "DEVICE": device}
+                    exec(code, namespace)  # noqa: S102 - our own synthesized snippet
+                    # A reproduction that runs cleanly reports what torch computed instead.
+                    if isinstance(namespace.get("__observed__"), str):
+                        result["observed"] = namespace["__observed__"]
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             result["warnings"] = [[w.category.__name__, str(w.message)] for w in caught][:20]

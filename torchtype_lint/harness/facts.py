@@ -1,0 +1,122 @@
+"""What the engine knew when a rule reported: the facts a reproduction is built from.
+
+The analysis is run once more with every enabled rule wrapped so that, at the moment a rule
+reports, the values of the reported node's sub-expressions and the calls it contains are
+copied out of the interpreter's current context (the context the rule fired in, not the
+join over every context). No torch here, and the user's code is only parsed, never run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..check import Settings, enabled_rules
+from ..engine.interpreter import Interpreter
+from ..rules.base import Report
+from ..values import TOP, Callee, Value
+
+#: Sub-expressions copied per report; reproductions need a handful, not a whole function body.
+NODE_LIMIT = 400
+
+
+@dataclass
+class Facts:
+    """The reported node plus the values and calls inside it, in the reporting context."""
+
+    code: str
+    node: Any
+    visited: Any
+    module: cst.Module
+    values: Dict[Any, Value] = field(default_factory=dict)
+    callees: Dict[Any, Callee] = field(default_factory=dict)
+    default_float: str = "float32"
+
+    def value(self, node: Any) -> Value:
+        return self.values.get(node, TOP)
+
+    def callee(self, node: Any) -> Optional[Callee]:
+        return self.callees.get(node)
+
+    def text(self, node: Any) -> str:
+        try:
+            return " ".join(self.module.code_for_node(node).split())
+        except Exception:  # noqa: BLE001 - only for messages
+            return "?"
+
+
+def _subtree(node: Any, limit: int = NODE_LIMIT) -> List[Any]:
+    out, stack = [], [node]
+    while stack and len(out) < limit:
+        current = stack.pop()
+        out.append(current)
+        try:
+            stack.extend(reversed(list(current.children)))
+        except Exception:  # noqa: BLE001 - a node without children
+            continue
+    return out
+
+
+def _snapshot(report: Report, visited: Any, ev: Any, module: cst.Module) -> Facts:
+    facts = Facts(report.code, report.node, visited, module,
+                  default_float=getattr(ev, "default_float", "float32"))
+    seen = set()
+    for root in (report.node, visited):
+        for node in _subtree(root):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            value = ev.value(node)
+            if value is not TOP:
+                facts.values[node] = value
+            if isinstance(node, cst.Call):
+                callee = ev.callee(node)
+                if callee is not None:
+                    facts.callees[node] = callee
+    return facts
+
+
+def collect(source: str, settings: Optional[Settings] = None) -> Dict[Tuple[str, int, int], Facts]:
+    """(code, line, column) of each report -> its facts. Empty when the file does not parse
+    or the analysis fails: confirmation is best effort and never changes the lint result."""
+    settings = settings or Settings()
+    try:
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001
+        return {}
+    captured: List[Facts] = []
+    state: Dict[str, Any] = {"visited": None, "ev": None}
+
+    def sink(report: Report) -> None:
+        if state["ev"] is not None:
+            captured.append(_snapshot(report, state["visited"], state["ev"], module))
+
+    def wrap(visit: Any) -> Any:
+        def listener(node: Any, ev: Any) -> None:
+            state["visited"], state["ev"] = node, ev
+            try:
+                visit(node, ev)
+            finally:
+                state["visited"], state["ev"] = None, None
+        return listener
+
+    listeners: Dict[type, list] = {}
+    try:
+        for rule_cls in enabled_rules(settings.selection):
+            rule = rule_cls(sink)
+            for node_type in rule_cls.listens:
+                listeners.setdefault(node_type, []).append(wrap(rule.visit))
+        Interpreter(module, listeners, settings.time_budget).run()
+    except Exception:  # noqa: BLE001 - budget or engine failure: nothing to confirm
+        return {}
+    if not captured:
+        return {}
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    out: Dict[Tuple[str, int, int], Facts] = {}
+    for facts in captured:
+        pos = positions.get(facts.node)
+        if pos is not None:
+            out.setdefault((facts.code, pos.start.line, pos.start.column), facts)
+    return out

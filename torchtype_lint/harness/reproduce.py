@@ -1,0 +1,445 @@
+"""``check --confirm``: rebuild the reported operation from the inferred facts and run it in torch.
+
+Only the synthesized operation runs, never the user's code: each operand becomes a fresh
+tensor (or array, scalar, nn module) with the dtype and shape the engine inferred, and the
+reported call, operator or cast is applied to them in a torch worker subprocess, on CPU and
+on CUDA where one exists. torch's own message is attached to the finding.
+
+Where the reproduction comes from, first match wins:
+1. a rule's own ``reproduce(facts) -> Optional[str]`` classmethod (a snippet that may use
+   ``DEVICE``, ``_tensor(dtype, shape)``, ``_array(dtype, shape)`` and ``torch``/``numpy``);
+2. ``REPRODUCERS`` below, per rule code, for silent bugs that need their own assertion;
+3. the generic synthesizer: the reported call / binary operator / augmented assignment /
+   subscript, with operands rendered from their abstract values.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from ..rules.base import RuntimeClaim, get_rule
+from ..values import (
+    ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
+    StringValue, SymbolValue, TensorValue, Value, describe_dtypes,
+)
+from .facts import Facts, collect
+
+PRELUDE = '''\
+import torch
+import torch.nn
+import torch.nn.functional
+import numpy
+
+
+def _tensor(dtype, shape, device=None):
+    device = device or DEVICE
+    if dtype == torch.bool:
+        return torch.rand(shape, device=device) > 0.5
+    if dtype.is_floating_point or dtype.is_complex:
+        return torch.rand(shape, device=device).to(dtype)
+    return torch.randint(0, 2, shape, device=device, dtype=dtype)
+
+
+def _array(dtype, shape):
+    return (numpy.random.rand(*shape) * 2).astype(dtype)
+
+
+def _describe(value):
+    if isinstance(value, torch.Tensor):
+        return f"{str(value.dtype).replace('torch.', '')} {tuple(value.shape)}"
+    if isinstance(value, (tuple, list)) and value and isinstance(value[0], torch.Tensor):
+        return _describe(value[0])
+    return type(value).__name__
+
+'''
+
+#: Sizes for dims the engine left open. Symbols get distinct sizes so that two symbolic dims
+#: that the engine could not prove equal do not accidentally line up.
+UNKNOWN_DIM = 4
+SYMBOL_SIZES = (3, 5, 6, 7, 9, 10, 11)
+
+#: Constructor defaults for module parameters the engine did not know.
+MODULE_DEFAULTS = {
+    "in_features": 4, "out_features": 4, "in1_features": 4, "in2_features": 4,
+    "in_channels": 3, "out_channels": 4, "kernel_size": 3, "num_embeddings": 10,
+    "embedding_dim": 4, "input_size": 4, "hidden_size": 4, "num_features": 4,
+    "normalized_shape": 4, "num_groups": 1, "num_channels": 4, "embed_dim": 4, "num_heads": 1,
+    "d_model": 4, "nhead": 1,
+}
+
+
+@dataclass
+class Reproduction:
+    finding: Any
+    source: str                    # the snippet (without the prelude)
+    claim: Optional[RuntimeClaim]
+    summary: str                   # the operation in user terms, for messages
+    needs_cuda: bool = False
+
+
+class _Unrenderable(Exception):
+    """An operand whose value is too vague to build (unknown dtype, user object...)."""
+
+
+class Synth:
+    """Renders abstract values as torch expressions, binding each operand to a fresh name."""
+
+    def __init__(self, facts: Facts):
+        self.facts = facts
+        self.lines: List[str] = []
+        self.names = 0
+        self.symbols: Dict[str, int] = {}
+        self.needs_cuda = False
+
+    def fresh(self, stem: str) -> str:
+        self.names += 1
+        return f"{stem}{self.names}"
+
+    def dims(self, shape: Any, template: Optional[Tuple[int, ...]] = None) -> Tuple[int, ...]:
+        if shape is None:
+            return template if template is not None else (UNKNOWN_DIM, UNKNOWN_DIM)
+        out = []
+        for i, dim in enumerate(shape):
+            if isinstance(dim, int) and dim >= 0:
+                out.append(dim)
+            elif isinstance(dim, str):
+                if dim not in self.symbols:
+                    self.symbols[dim] = SYMBOL_SIZES[len(self.symbols) % len(SYMBOL_SIZES)]
+                out.append(self.symbols[dim])
+            elif template is not None and len(template) == len(shape):
+                out.append(template[i])
+            else:
+                out.append(UNKNOWN_DIM)
+        return tuple(out)
+
+    def _dtype(self, dtypes: Any) -> str:
+        if not dtypes:
+            raise _Unrenderable("dtype unknown")
+        # Rules fire only when every possible dtype is bad, so any member reproduces it.
+        return sorted(dtypes)[0]
+
+    def _device(self, device: Optional[str]) -> str:
+        if device == "cuda":
+            self.needs_cuda = True
+            return '"cuda"'
+        if device == "cpu":
+            return '"cpu"'
+        return "DEVICE"
+
+    def bind(self, value: Value, template: Optional[Tuple[int, ...]] = None) -> str:
+        """A name holding a fresh object like ``value``."""
+        if isinstance(value, TensorValue):
+            name = self.fresh("t")
+            shape = self.dims(value.shape, template)
+            self.lines.append(f"{name} = _tensor(torch.{self._dtype(value.dtypes)}, {shape!r}, "
+                              f"{self._device(value.device)})")
+            if value.requires_grad:
+                self.lines.append(f"{name}.requires_grad_(True)")
+            return name
+        if isinstance(value, ArrayValue):
+            name = self.fresh("a")
+            self.lines.append(f"{name} = _array(numpy.{self._dtype(value.dtypes)}, "
+                              f"{self.dims(value.shape, template)!r})")
+            return name
+        if isinstance(value, ModuleValue):
+            name = self.fresh("m")
+            self.lines.append(f"{name} = {self.module(value)}")
+            return name
+        return self.expr(value)
+
+    def expr(self, value: Value, template: Optional[Tuple[int, ...]] = None) -> str:
+        if isinstance(value, (TensorValue, ArrayValue, ModuleValue)):
+            return self.bind(value, template)
+        if isinstance(value, ScalarValue):
+            if value.const is not None:
+                return repr(value.const)
+            samples = {"int": "2", "float": "0.5", "bool": "True", "complex": "1j"}
+            if value.pytype in samples:
+                return samples[value.pytype]
+        if isinstance(value, DTypeValue):
+            return f"torch.{value.dtype}"
+        if isinstance(value, StringValue) and value.const is not None:
+            return repr(value.const)
+        if isinstance(value, NoneValue):
+            return "None"
+        if isinstance(value, DeviceValue) and value.device:
+            return self._device(value.device)
+        if isinstance(value, SymbolValue) and value.qualname.startswith(("torch.", "numpy.")):
+            return value.qualname
+        if isinstance(value, SymbolValue) and value.qualname.startswith("builtins."):
+            return value.qualname[len("builtins."):]
+        if isinstance(value, SequenceValue) and value.items is not None:
+            items = [self.expr(v) for v in value.items]
+            if value.container == "tuple":
+                return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            if value.container == "list":
+                return "[" + ", ".join(items) + "]"
+        raise _Unrenderable(f"cannot build a {getattr(value, 'kind', '?')} value")
+
+    def module(self, value: ModuleValue) -> str:
+        if value.short_name == "Sequential":
+            children = []
+            for child in value.children:
+                if not isinstance(child, ModuleValue):
+                    raise _Unrenderable("unknown layer in Sequential")
+                children.append(self.module(child))
+            text = f"torch.nn.Sequential({', '.join(children)})"
+        else:
+            args = []
+            for key, const in value.config.items():
+                if const is None:
+                    if key not in MODULE_DEFAULTS:
+                        continue  # an optional argument the engine could not read
+                    const = MODULE_DEFAULTS[key]
+                args.append(f"{key}={const!r}")
+            text = f"{value.qualname}({', '.join(args)})"
+        dtype = value.param_dtypes
+        if dtype and len(dtype) == 1 and next(iter(dtype)) != "float32":
+            text += f".to(torch.{next(iter(dtype))})"
+        return text + f".to({self._device(value.device)})"
+
+
+def module_input_template(module: Value) -> Optional[Tuple[int, ...]]:
+    """A plausible input shape for ``module(x)`` when the engine knows only part of ``x``."""
+    if not isinstance(module, ModuleValue):
+        return None
+    cfg, name = module.config, module.short_name
+
+    def get(key: str) -> int:
+        value = cfg.get(key)
+        return value if isinstance(value, int) else MODULE_DEFAULTS.get(key, UNKNOWN_DIM)
+
+    if name == "Linear":
+        return (2, get("in_features"))
+    if name.startswith("Conv") and name[-2].isdigit():
+        return (2, get("in_channels")) + (8,) * int(name[-2])
+    if name.startswith("BatchNorm") and name[-2].isdigit():
+        return (2, get("num_features")) + (8,) * max(int(name[-2]) - 1, 0) if name != "BatchNorm1d" \
+            else (2, get("num_features"))
+    if name in ("LSTM", "GRU", "RNN"):
+        return (2, 3, get("input_size"))
+    if name in ("LSTMCell", "GRUCell", "RNNCell"):
+        return (2, get("input_size"))
+    if name == "Embedding":
+        return (2, 3)
+    if name == "LayerNorm":
+        shape = cfg.get("normalized_shape")
+        return (2,) + (tuple(shape) if isinstance(shape, tuple) else (get("normalized_shape"),))
+    return None
+
+
+# --------------------------------------------------------------------------- the operation
+
+
+def _operation(facts: Facts) -> Any:
+    """The expression or statement that fails: the reported node, or the one the rule visited."""
+    for node in (facts.node, facts.visited):
+        if isinstance(node, cst.Expr):
+            node = node.value
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            node = node.value
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.AugAssign, cst.Subscript)):
+            return node
+    return None
+
+
+def _call(synth: Synth, node: cst.Call) -> str:
+    callee = synth.facts.callee(node)
+    if callee is None or callee.args.has_star:
+        raise _Unrenderable("call not resolved")
+    template = module_input_template(callee.receiver) if callee.kind == "module" else None
+    pos = [synth.expr(v, template if i == 0 else None) for i, v in enumerate(callee.args.pos)]
+    kws = [f"{key}={synth.expr(v)}" for key, v in callee.args.kw.items()]
+    if callee.kind == "symbol" and callee.name.startswith(("torch.", "numpy.")):
+        func = callee.name
+    elif callee.kind == "method" and isinstance(callee.receiver, (TensorValue, ArrayValue, ModuleValue)):
+        func = f"{synth.bind(callee.receiver)}.{callee.name}"
+    elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
+        func = synth.bind(callee.receiver)
+    else:
+        raise _Unrenderable(f"{callee.kind} call")
+    return f"{func}({', '.join(pos + kws)})"
+
+
+def _operator(node: Any) -> str:
+    return cst.Module(body=[]).code_for_node(node.operator).strip()
+
+
+def generic(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """(snippet, summary, needs_cuda) for the reported operation, or None."""
+    node = _operation(facts)
+    if node is None:
+        return None
+    synth = Synth(facts)
+    try:
+        if isinstance(node, cst.Call):
+            result = _call(synth, node)
+            synth.lines.append(f"__result__ = {result}")
+        elif isinstance(node, cst.BinaryOperation):
+            left = synth.expr(facts.value(node.left))
+            right = synth.expr(facts.value(node.right))
+            synth.lines.append(f"__result__ = {left} {_operator(node)} {right}")
+        elif isinstance(node, cst.AugAssign):
+            target = synth.bind(facts.value(node.target))
+            synth.lines.append(f"{target} {_operator(node)} {synth.expr(facts.value(node.value))}")
+            synth.lines.append(f"__result__ = {target}")
+        elif isinstance(node, cst.Subscript):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                return None
+            base = synth.bind(facts.value(node.value))
+            index = synth.expr(facts.value(node.slice[0].slice.value))
+            synth.lines.append(f"__result__ = {base}[{index}]")
+        else:
+            return None
+    except _Unrenderable:
+        return None
+    synth.lines.append("__observed__ = _describe(__result__)")
+    return "\n".join(synth.lines) + "\n", facts.text(node), synth.needs_cuda
+
+
+# --------------------------------------------------------------------------- per-rule reproducers
+
+
+def _discarded_cast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """TTL101: apply the cast as a bare statement, then show the receiver kept its dtype."""
+    node = _operation(facts)
+    if not isinstance(node, cst.Call):
+        return None
+    callee = facts.callee(node)
+    if callee is None or not isinstance(callee.receiver, TensorValue):
+        return None
+    result = callee.result
+    if not isinstance(result, TensorValue) or not result.dtypes or len(result.dtypes) != 1 \
+            or result.dtypes == callee.receiver.dtypes:
+        return None
+    synth = Synth(facts)
+    try:
+        receiver = synth.bind(callee.receiver)
+        args = [synth.expr(v) for v in callee.args.pos] + \
+            [f"{k}={synth.expr(v)}" for k, v in callee.args.kw.items()]
+    except _Unrenderable:
+        return None
+    target = describe_dtypes(result.dtypes)
+    shown = facts.text(node)
+    synth.lines += [
+        f"{receiver}.{callee.name}({', '.join(args)})",
+        f"assert {receiver}.dtype == torch.{target}, "
+        f"f\"after the bare statement `{shown}`, the tensor is still {{{receiver}.dtype}}\"",
+    ]
+    return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
+Reproducer = Callable[[Facts], Optional[Tuple[str, str, bool]]]
+REPRODUCERS: Dict[str, Reproducer] = {
+    "TTL101": _discarded_cast,
+}
+
+
+def build(facts: Facts) -> Optional[Reproduction]:
+    rule = get_rule(facts.code)
+    claim = rule.runtime if rule is not None else None
+    hook = getattr(rule, "reproduce", None) if rule is not None else None
+    made: Optional[Tuple[str, str, bool]] = None
+    if hook is not None:
+        snippet = hook(facts)
+        if snippet:
+            made = (snippet, facts.text(_operation(facts) or facts.node), "cuda" in snippet)
+    if made is None and facts.code in REPRODUCERS:
+        made = REPRODUCERS[facts.code](facts)
+    if made is None:
+        made = generic(facts)
+    if made is None:
+        return None
+    return Reproduction(None, made[0], claim, made[1], made[2])
+
+
+# --------------------------------------------------------------------------- running and attaching
+
+
+def _shorten(text: str, limit: int = 240) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
+    """One line for the finding: what torch did with the synthesized operation on ``device``."""
+    from .confirm import claim_matches
+
+    outcome = result.get("outcome")
+    if outcome == "unavailable":
+        return f"not run on {device}: no {device.upper()} device"
+    if outcome in ("timeout", "crashed"):
+        return f"not confirmed on {device}: the reproduction {result.get('message') or outcome}"
+    raised = f"{result.get('exception')}: {_shorten(result.get('message', ''))}" if outcome == "raised" else ""
+    claim = repro.claim
+    if claim is not None and device in claim.devices and claim_matches(claim, result):
+        if outcome == "raised":
+            return f"confirmed on {device}: {raised}"
+        warning = next((m for c, m in result.get("warnings", []) if c == claim.exception), "")
+        return f"confirmed on {device}: {claim.exception}: {_shorten(warning)}"
+    if outcome == "raised":
+        return f"not confirmed on {device}: `{repro.summary}` raised {raised}"
+    observed = result.get("observed")
+    shown = f" (result {observed})" if observed else ""
+    if claim is not None and claim.exception == "AssertionError":
+        return f"observed on {device}: `{repro.summary}` runs{shown}"
+    return f"not reproduced on {device}: `{repro.summary}` ran without error{shown}"
+
+
+def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any = None,
+                     devices: Sequence[str] = ("cpu", "cuda")) -> Dict[str, Any]:
+    """Attach torch's verdict to the findings of each ``(source, findings)`` pair, in place.
+
+    Returns counts and the time taken. Raises ``pool.TorchMissing`` when torch is not
+    installed; the caller says so and reports the findings unchanged.
+    """
+    from ..check import Settings
+    from ..selection import Selection
+    from .pool import Workers
+
+    started = time.perf_counter()
+    files = [(source, findings) for source, findings in files if findings and source is not None]
+    # Start torch now: its import overlaps with re-analysing the files for facts.
+    workers = Workers(devices) if files else None
+    repros: List[Reproduction] = []
+    for source, findings in files:
+        codes = sorted({f.code for f in findings})
+        file_settings = Settings(selection=Selection(select=codes),
+                                 time_budget=getattr(settings, "time_budget", 10.0))
+        facts_by_key = collect(source, file_settings)
+        for finding in findings:
+            rule = get_rule(finding.code)
+            if rule is None or rule.runtime is None:
+                continue  # tool diagnostics and rules about annotations: nothing torch could say
+            facts = facts_by_key.get((finding.code, finding.line, finding.column))
+            repro = build(facts) if facts is not None else None
+            if repro is None:
+                finding.confirmations.append(
+                    "not confirmed: no reproduction can be built from the inferred facts")
+                continue
+            repro.finding = finding
+            repros.append(repro)
+    stats: Dict[str, Any] = {"reproductions": len(repros), "devices": {}, "seconds": 0.0}
+    if workers is not None:
+        jobs = {device: [{"id": str(i), "source": PRELUDE + r.source} for i, r in enumerate(repros)
+                         if device == "cuda" or not r.needs_cuda]
+                for device in devices}
+        runs = workers.run(jobs)
+        for device in devices:
+            run = runs[device]
+            stats["devices"][device] = run.available
+            if not run.available:
+                continue
+            for i, repro in enumerate(repros):
+                result = run.results.get(str(i))
+                if result is None:
+                    if repro.needs_cuda and device == "cpu":
+                        repro.finding.confirmations.append(
+                            "not run on cpu: the reproduction needs a CUDA device")
+                    continue
+                repro.finding.confirmations.append(verdict(repro, device, result))
+    stats["seconds"] = time.perf_counter() - started
+    return stats
