@@ -6,7 +6,8 @@ from typing import Any
 import libcst as cst
 
 from ..findings import Fix
-from ..values import TensorValue, describe_dtypes
+from ..knowledge.dtypes import TORCH_DTYPE_ATTRS
+from ..values import DTypeValue, StringValue, SymbolValue, TensorValue, describe_dtypes
 from .base import Rule, RuntimeClaim, expr_text, register
 
 #: Tensor methods that return a converted copy and leave the receiver unchanged.
@@ -88,3 +89,161 @@ class DiscardedCast(Rule):
             origin=receiver.origin,
             fix=fix,
         )
+
+
+# --------------------------------------------------------------------------- TTL102 / TTL103
+
+_EQUALITY = (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
+
+
+def _comparison_pairs(node: cst.Comparison):
+    """(left node, operator, right node) for each link of a comparison chain."""
+    left = node.left
+    for target in node.comparisons:
+        yield left, target.operator, target.comparator
+        left = target.comparator
+
+
+def _always(operator: Any) -> str:
+    return "True" if isinstance(operator, (cst.NotEqual, cst.IsNot)) else "False"
+
+
+def _is_type_string_call(node: Any, ev: Any) -> bool:
+    """``x.type()`` with no argument on a tensor: it returns a string like 'torch.FloatTensor'."""
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "type" and not node.args
+            and isinstance(ev.value(node.func.value), TensorValue))
+
+
+@register
+class TypeStringComparedToDtype(Rule):
+    """
+    ## What it does
+    Flags a comparison of `x.type()` (no argument) with a dtype, such as
+    `x.type() == torch.float32`, where `x` is a tensor.
+
+    ## Why is this bad?
+    Without an argument, `Tensor.type()` returns a *string* such as `'torch.FloatTensor'`,
+    and a string never equals a `torch.dtype`: the test is always False (`!=` always True),
+    so the branch it guards never runs (or always runs).
+
+    ## Example
+    ```python
+    if x.type() == torch.float32:
+        x = x * 2
+    ```
+
+    ## Use instead
+    ```python
+    if x.dtype == torch.float32:
+        x = x * 2
+    ```
+
+    ## Fix safety
+    Unsafe: replacing `x.type()` by `x.dtype` makes the comparison work, so code that never
+    ran before starts running.
+    """
+
+    code = "TTL102"
+    name = "type-string-compared-to-dtype"
+    summary = "`x.type()` (a string) compared with a torch.dtype is always False"
+    severity = "warning"
+    listens = (cst.Comparison,)
+    fix_safety = "unsafe"
+    runtime = RuntimeClaim("AssertionError")
+
+    def visit(self, node: cst.Comparison, ev: Any) -> None:
+        for left, operator, right in _comparison_pairs(node):
+            if not isinstance(operator, _EQUALITY):
+                continue
+            for call, other in ((left, right), (right, left)):
+                if _is_type_string_call(call, ev) and isinstance(ev.value(other), DTypeValue):
+                    dtype_text = expr_text(other)
+                    receiver = call.func.value
+                    new = cst.Attribute(value=receiver, attr=cst.Name("dtype"))
+                    self.report(
+                        node,
+                        f"`{expr_text(node)}` is always {_always(operator)}: `{expr_text(call)}` returns a "
+                        f"string such as 'torch.FloatTensor', never a dtype; compare "
+                        f"`{expr_text(receiver)}.dtype` with `{dtype_text}`",
+                        fix=Fix(call, new, f"Use `{expr_text(receiver)}.dtype`", safe=False),
+                    )
+                    return
+
+
+_PYTHON_TYPES = {"builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool",
+                 "builtins.complex": "complex"}
+
+
+@register
+class DtypeComparedToStringOrType(Rule):
+    """
+    ## What it does
+    Flags `x.dtype` of a tensor compared with a string (`x.dtype == "float32"`) or with a
+    Python type (`x.dtype == float`, `x.dtype is float`).
+
+    ## Why is this bad?
+    A `torch.dtype` never equals a string or a Python type, so the comparison is always
+    False (`!=` always True). (It works for numpy arrays, where `a.dtype == "float32"` is
+    True, which is where the habit comes from; numpy arrays are not flagged.)
+
+    ## Example
+    ```python
+    if x.dtype == "float32":
+        ...
+    if x.dtype is float:
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    if x.dtype == torch.float32:
+        ...
+    if x.is_floating_point():
+        ...
+    ```
+
+    ## Fix safety
+    Unsafe: a string naming a dtype (`"float32"`, `"torch.float32"`) becomes that dtype
+    (`torch.float32`), which makes the comparison work, so behaviour changes. Python types
+    get no fix (`float` may mean float64 or "any float").
+    """
+
+    code = "TTL103"
+    name = "dtype-compared-to-string"
+    summary = "tensor dtype compared with a string or a Python type is always False"
+    severity = "warning"
+    listens = (cst.Comparison,)
+    fix_safety = "unsafe"
+    runtime = RuntimeClaim("AssertionError")
+
+    def visit(self, node: cst.Comparison, ev: Any) -> None:
+        for left, operator, right in _comparison_pairs(node):
+            if not isinstance(operator, _EQUALITY):
+                continue
+            for attr, other in ((left, right), (right, left)):
+                if not (isinstance(attr, cst.Attribute) and attr.attr.value == "dtype"
+                        and isinstance(ev.value(attr.value), TensorValue)):
+                    continue
+                other_value = ev.value(other)
+                fix = None
+                if isinstance(other_value, StringValue) and other_value.const is not None:
+                    name = other_value.const.removeprefix("torch.")
+                    dtype = TORCH_DTYPE_ATTRS.get(name)
+                    torch_module = ev.lookup("torch")
+                    if dtype is not None and isinstance(torch_module, SymbolValue) and torch_module.qualname == "torch":
+                        fix = Fix(other, cst.Attribute(value=cst.Name("torch"), attr=cst.Name(name)),
+                                  f"Compare with `torch.{name}`", safe=False)
+                    use = f"`torch.{name}`" if dtype is not None else "a torch dtype such as `torch.float32`"
+                    self.report(node,
+                                f"`{expr_text(node)}` is always {_always(operator)}: a torch.dtype never equals "
+                                f"a string; compare with {use}", fix=fix)
+                    return
+                if isinstance(other_value, SymbolValue) and other_value.qualname in _PYTHON_TYPES:
+                    pytype = _PYTHON_TYPES[other_value.qualname]
+                    use = ("`x.is_floating_point()` (or `torch.float64`, which `dtype=float` means)"
+                           if pytype == "float" else f"`torch.{ {'int': 'int64', 'bool': 'bool', 'complex': 'complex128'}[pytype]}`")
+                    self.report(node,
+                                f"`{expr_text(node)}` is always {_always(operator)}: a torch.dtype is never the "
+                                f"Python type `{pytype}`; use {use}")
+                    return

@@ -1,0 +1,139 @@
+"""TTL3xx: numpy-to-tensor conversions that keep numpy's float64.
+
+Policy, one root cause -> one report: a float64 conversion is reported at most once.
+- If the float64 tensor later reaches an op that fails (a float32 layer, a matmul, a BCE or
+  Huber loss...), that failure is reported where it happens, as an error of its own family
+  (TTL401, TTL201, TTL208...), with the conversion in its provenance and message; the
+  conversion itself is then not reported.
+- If the tensor is converted later (`.float()`, `.to(torch.float32)`, even `.double()` as
+  an explicit choice), nothing is reported.
+- Otherwise the conversion gets one TTL301 warning.
+That decision needs the whole file, so TTL301 collects candidates while the file is
+analysed and reports at the end (the engine notifies ``cst.Module`` listeners last).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Tuple
+
+import libcst as cst
+
+from ..findings import Fix
+from ..knowledge import dtypes as D
+from ..values import FLOAT64, ArrayValue, DTypeValue, Origin, TensorValue
+from .base import RuntimeClaim, register
+from .dtype_support import (
+    DtypeRule, all_dtypes, code, conversion_in_chain, conversion_name, dtype_attr, is_explained,
+    mark_node_explained, method_call, paren, torch_module_expr,
+)
+
+_CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
+
+
+def float64_conversion(node: cst.Call, ev: Any):
+    """(name, array) when ``node`` converts a float64 ndarray without ``dtype=``."""
+    name = conversion_name(node, ev)
+    if name is None:
+        return None
+    callee = ev.callee(node)
+    if "dtype" in callee.args.kw or callee.args.has_star:
+        return None
+    array = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
+    if not isinstance(array, ArrayValue) or not array.dtypes or any(d != FLOAT64 for d in array.dtypes):
+        return None
+    return name, array
+
+
+def conversion_fix(node: cst.Call, name: str) -> Fix:
+    """``torch.from_numpy(a).float()``, or ``dtype=torch.float32`` for tensor/as_tensor."""
+    module_expr = torch_module_expr(node.func)
+    if name != "torch.from_numpy" and module_expr is not None:
+        args = list(node.args)
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(cst.Arg(value=dtype_attr(module_expr, "float32"), keyword=cst.Name("dtype"),
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))))
+        new = node.with_changes(args=args)
+        return Fix(node, new, "Create a float32 tensor: add `dtype=torch.float32`", safe=False)
+    new_call = method_call(paren(node), "float")
+    return Fix(node, new_call, f"Convert to float32: `{code(new_call)}`", safe=False)
+
+
+@register
+class NumpyFloat64Tensor(DtypeRule):
+    """
+    ## What it does
+    Flags `torch.from_numpy(a)`, `torch.tensor(a)` and `torch.as_tensor(a)` of a float64
+    ndarray (what `np.random.rand`, `np.zeros`, `np.array([1.0])`, `np.loadtxt` return)
+    without `dtype=`, when the resulting float64 tensor is neither converted later nor
+    reported at a failing use.
+
+    ## Why is this bad?
+    These conversions keep numpy's dtype, so the tensor is float64 while `nn` layers and
+    `torch.randn` are float32. The first float32 layer or matmul it meets raises
+    `RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float`;
+    elementwise ops silently promote everything they touch to (slower) float64. When the
+    engine can see that failure, it is reported there instead (one report per root
+    cause); this warning covers the conversions whose float64 result flows on.
+    (`torch.Tensor(a)` and `torch.FloatTensor(a)` convert to float32 and are not flagged,
+    nor is anything when the file calls `torch.set_default_dtype(torch.float64)`.)
+
+    ## Example
+    ```python
+    features = np.random.rand(8, 3)
+    x = torch.from_numpy(features)
+    ```
+
+    ## Use instead
+    ```python
+    x = torch.from_numpy(features).float()
+    # or: torch.tensor(features, dtype=torch.float32)
+    ```
+
+    ## Fix safety
+    Unsafe: `.float()` makes a copy (a `from_numpy` tensor shares memory with the array,
+    the copy does not) and rounds the data to float32.
+    """
+
+    code = "TTL301"
+    name = "numpy-float64-tensor"
+    summary = "tensor created from a float64 ndarray without dtype= (nn layers are float32)"
+    severity = "warning"
+    listens = (cst.Call, cst.Module)
+    fix_safety = "unsafe"
+    runtime = RuntimeClaim("AssertionError")
+
+    def __init__(self, sink: Any):
+        super().__init__(sink)
+        self._candidates: Dict[Any, Tuple[str, Any]] = {}
+
+    def visit(self, node: Any, ev: Any) -> None:
+        if isinstance(node, cst.Module):
+            self._finish(ev)
+            return
+        found = float64_conversion(node, ev)
+        if found is not None and ev.default_float != FLOAT64:
+            self._candidates.setdefault(node, (found[0], found[1]))
+            return
+        callee = ev.callee(node)
+        if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
+            return
+        explicit = callee.name in _CASTS or (callee.name == "to" and any(
+            isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values()))
+        if explicit:
+            conversion = conversion_in_chain(callee.receiver.origin, ev)
+            if conversion is not None:
+                mark_node_explained(ev, conversion)
+
+    def _finish(self, ev: Any) -> None:
+        for node, (name, array) in self._candidates.items():
+            if is_explained(ev, node):
+                continue
+            fix = conversion_fix(node, name)
+            origin = Origin(node, f"{name} keeps the ndarray's dtype", array.origin)
+            self.report(node,
+                        f"`{code(node)}` creates a float64 tensor: {name} keeps the ndarray's dtype "
+                        f"({{origin}}), while nn layers and torch's default dtype are float32, so it "
+                        f"fails in the first float32 layer or matmul or silently turns later results "
+                        f"float64; convert it: `{code(fix.new)}`",
+                        origin=origin, fix=fix)
+        self._candidates.clear()

@@ -1,0 +1,123 @@
+"""TTL9xx: opt-in dtype rules (off unless selected with ``--select TTL9`` or a longer prefix).
+
+They report things that are not errors but that some teams want explicit: conversions whose
+dtype the engine cannot see, and silent int -> float promotions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..values import TOP, ArrayValue, category
+from .base import RuntimeClaim, register
+from .dtype_support import (
+    DtypeRule, all_dtypes, code, conversion_name, is_float, origin_note, show,
+)
+
+
+@register
+class NumpyConversionUnknownDtype(DtypeRule):
+    """
+    ## What it does
+    Flags `torch.from_numpy(a)`, `torch.tensor(a)` and `torch.as_tensor(a)` without
+    `dtype=` when `a` is an ndarray whose dtype the analysis cannot determine (for
+    `from_numpy`, any argument of unknown dtype, e.g. `np.load(...)` or `df.values`).
+
+    ## Why is this bad?
+    The tensor silently takes whatever dtype the array has: float64 for most numpy
+    computations and loaders, int64 for integer data, object arrays fail. Saying
+    `dtype=torch.float32` (or `.float()`) makes the intent explicit and the code
+    independent of how the data was produced. Opt-in because many such conversions are
+    fine.
+
+    ## Example
+    ```python
+    x = torch.from_numpy(np.load(path))
+    ```
+
+    ## Use instead
+    ```python
+    x = torch.from_numpy(np.load(path)).float()
+    ```
+
+    ## Fix safety
+    No fix: the intended dtype is not known.
+    """
+
+    code = "TTL901"
+    name = "numpy-conversion-unknown-dtype"
+    summary = "ndarray of unknown dtype converted to a tensor without dtype= (opt-in)"
+    severity = "warning"
+    listens = (cst.Call,)
+    default_enabled = False
+    runtime = RuntimeClaim("AssertionError")
+
+    def visit(self, node: cst.Call, ev: Any) -> None:
+        name = conversion_name(node, ev)
+        if name is None:
+            return
+        callee = ev.callee(node)
+        if "dtype" in callee.args.kw or callee.args.has_star:
+            return
+        data = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
+        if isinstance(data, ArrayValue):
+            if data.dtypes is not None:
+                return  # known dtype: TTL301 handles float64, the rest is explicit enough
+        elif name != "torch.from_numpy" or data is not TOP:
+            return  # torch.tensor(x) of an unknown x may be a list of Python numbers
+        self.report(node,
+                    f"`{code(node)}` converts an ndarray of unknown dtype: the tensor keeps it (float64 "
+                    f"for most numpy data, while nn layers are float32); state it: `dtype=torch.float32` "
+                    f"or `.float()`")
+
+
+_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+
+
+@register
+class ImplicitIntFloatPromotion(DtypeRule):
+    """
+    ## What it does
+    Flags elementwise `+`, `-`, `*`, `/` between an integer tensor and a floating-point
+    tensor, where torch silently promotes the integer operand.
+
+    ## Why is this bad?
+    It is not an error: torch promotes to the float dtype. Some code bases prefer every
+    int -> float conversion spelled out, because the promotion also hides mistakes such as
+    integer labels mixed into float features. Opt-in.
+
+    ## Example
+    ```python
+    scaled = counts * weights      # int64 * float32 -> float32
+    ```
+
+    ## Use instead
+    ```python
+    scaled = counts.float() * weights
+    ```
+
+    ## Fix safety
+    No fix.
+    """
+
+    code = "TTL902"
+    name = "implicit-int-float-promotion"
+    summary = "integer tensor silently promoted to float by elementwise arithmetic (opt-in)"
+    severity = "warning"
+    listens = (cst.BinaryOperation,)
+    default_enabled = False
+    runtime = RuntimeClaim("AssertionError")
+
+    def visit(self, node: cst.BinaryOperation, ev: Any) -> None:
+        if not isinstance(node.operator, _ELEMENTWISE):
+            return
+        left, right = ev.value(node.left), ev.value(node.right)
+        integer = lambda d: category(d) == 1  # noqa: E731 - tiny predicate
+        for int_side, float_side, int_node in ((left, right, node.left), (right, left, node.right)):
+            if all_dtypes(int_side, integer) and all_dtypes(float_side, is_float):
+                self.report(node,
+                            f"`{code(int_node, 30)}` ({show(int_side)}{origin_note(int_side)}) is silently "
+                            f"promoted to {show(float_side)} in `{code(node)}`; convert it explicitly",
+                            origin=int_side.origin)
+                return

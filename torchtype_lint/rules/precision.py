@@ -1,0 +1,119 @@
+"""TTL4xx: floating-point precision mixing that torch rejects (float16/bfloat16/float64 vs float32)."""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..findings import Fix
+from ..values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
+from .base import RuntimeClaim, register
+from .dtype_support import (
+    MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
+    matmul_operands, mismatch_kind, one, origin_note, pairs, show,
+)
+from .mixing import MATMUL_PATTERN, layer_message, module_call, report_mismatch
+
+
+def _norm_rejects(x_dtype: str, p_dtype: str) -> bool:
+    # CPU mixed-dtype norm kernels accept float16/bfloat16 input with float32 parameters;
+    # every other difference raises "mixed dtype (CPU)".
+    return x_dtype != p_dtype and not (p_dtype == FLOAT32 and x_dtype in (FLOAT16, BFLOAT16))
+
+
+@register
+class PrecisionMismatch(DtypeRule):
+    """
+    ## What it does
+    Flags floating-point tensors of different widths meeting in an op that does not
+    promote, outside a `torch.autocast` region: matrix products (`@`, `matmul`, `mm`,
+    `bmm`, `einsum`, `F.linear`, ...) of float16/bfloat16/float64 with float32, and layers
+    with float parameters (`nn.Linear`, convolutions, attention, transformer layers, RNN
+    cells) called on input of another float dtype -- including a float32 input after
+    `model.double()` or `model.half()`. Norm layers are flagged only for combinations torch
+    rejects (float16/bfloat16 input into float32 norms is accepted).
+
+    ## Why is this bad?
+    torch raises instead of promoting: `RuntimeError: mat1 and mat2 must have the same
+    dtype, but got Double and Float`. float64 tensors typically come from numpy
+    (`torch.from_numpy(np.random.rand(...))`), float16 from `.half()` data or models.
+    Under `torch.autocast` the float16/bfloat16 cases are handled by autocast, so they are
+    not flagged there.
+
+    ## Example
+    ```python
+    model = nn.Linear(3, 1)
+    model.double()
+    y = model(torch.randn(4, 3))
+    ```
+
+    ## Use instead
+    ```python
+    y = model(torch.randn(4, 3, dtype=torch.float64))
+    # or keep the model float32, or run under torch.autocast
+    ```
+
+    ## Fix safety
+    Unsafe: the fix converts the input (or the matmul operand with the unusual dtype) to
+    the other side's dtype, which changes the precision of the computation.
+    """
+
+    code = "TTL401"
+    name = "precision-mismatch"
+    summary = "float16/bfloat16/float64 meets float32 in a matmul or layer outside autocast"
+    severity = "error"
+    listens = (cst.Call, cst.BinaryOperation)
+    fix_safety = "unsafe"
+    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype", ("cpu",))
+
+    def visit(self, node: Any, ev: Any) -> None:
+        if ev.autocast_depth:
+            return
+        found = matmul_operands(node, ev)
+        if found is not None:
+            label, a, b, a_node, b_node = found
+            if mismatch_kind(a, b) == "precision":
+                report_mismatch(self, ev, node, label, a, b, a_node, b_node)
+            return
+        if isinstance(node, cst.Call):
+            self._layer(node, ev)
+
+    def _layer(self, node: cst.Call, ev: Any) -> None:
+        found = module_call(ev, node)
+        if found is None:
+            return
+        layer, x, x_node, path, outer = found
+        params = layer.param_dtypes
+        if not params or not all(is_float(p) for p in params):
+            return
+        weights = TensorValue(params)
+        name = layer.short_name
+        if name in MATMUL_LAYERS:
+            if mismatch_kind(x, weights) != "precision":
+                return
+        elif name in NORM_LAYERS:
+            xs = dtypes_of(x)
+            if xs is None or not all(is_float(d) for d in xs) or not all(
+                    _norm_rejects(xd, pd) for xd, pd in pairs(x, weights)):
+                return
+        else:
+            return
+        x_dtype, p_dtype = one(x), one(weights)
+        blame_model = x_dtype == FLOAT32 and layer.dtype_origin is not layer.origin
+        origin = layer.dtype_origin if blame_model else x.origin
+        where = f"`{name}`" + (f" (layer {path} of the nn.Sequential)" if path else "")
+        if blame_model:
+            source = f"the parameters are {show(weights)}{origin_note(layer)}"
+            hint = (f"convert the input (`{cast_text(code(x_node, 30), p_dtype)}`) or leave the model float32"
+                    if p_dtype and x_node is not None else "convert the input or the model")
+        else:
+            source = f"the input is {show(x)}{origin_note(x)}"
+            hint = (f"convert the input: `{cast_text(code(x_node, 30), p_dtype)}`"
+                    if p_dtype and x_node is not None else "convert the input to the parameters' dtype")
+        fix = None
+        if p_dtype is not None and x_node is not None and not blame_model:
+            fix = Fix(x_node, cast_expr(x_node, p_dtype), f"Convert the input to {p_dtype}", safe=False)
+        self.flag(ev, node,
+                  f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
+                  f"RuntimeError (\"{layer_message(layer, x_dtype, p_dtype)}\"); {source}; {hint}",
+                  origin=origin, fix=fix)
