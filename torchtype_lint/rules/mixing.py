@@ -808,7 +808,7 @@ class ClassTargetDtype(DtypeRule):
             message = f"expected target dtype to be Long or Byte, but got {scalar_type_name(t) if t else 'Float'}"
             want = INT64
         elif cross_entropy and all(d in (INT64, UINT8) for d in dtypes) and lr is not None and tr == lr \
-                and lr >= 1:
+                and lr >= 1 and not _known_dims_differ(logits, target):
             message = ("Expected floating point type for target with class probabilities, got "
                        f"{scalar_type_name(one(target)) if one(target) else 'Long'}")
             want = FLOAT32
@@ -825,6 +825,14 @@ class ClassTargetDtype(DtypeRule):
                   f"RuntimeError (\"{message}\"); use "
                   f"`{cast_text(code(target_node, 30) if target_node is not None else 'target', want)}`",
                   origin=target.origin, fix=fix)
+
+
+def _known_dims_differ(a: Value, b: Value) -> bool:
+    """Shapes known to differ: an int64 (N, 1) target of (N, C) logits is a class-index column
+    (torch: "0D or 1D target tensor expected", TTL512), not class probabilities."""
+    if not isinstance(a, TensorValue) or not isinstance(b, TensorValue) or a.shape is None or b.shape is None:
+        return False
+    return any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(a.shape, b.shape))
 
 
 # --------------------------------------------------------------------------- TTL208
