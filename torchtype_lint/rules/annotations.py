@@ -213,12 +213,12 @@ def match_shape(dims: Sequence[DimSpec], shape: Tuple[Any, ...], bound: Dict[str
     variadic_at = next((i for i, d in enumerate(dims) if d.variadic), None)
     if variadic_at is None:
         if len(shape) != len(dims):
-            return f"has {len(shape)} dimensions, the annotation {len(dims)}"
+            return f"has {_dims(len(shape))}, the annotation {len(dims)}"
         pairs = list(zip(dims, shape))
     else:
         fixed_count = len(dims) - 1
         if len(shape) < fixed_count:
-            return f"has {len(shape)} dimensions, the annotation at least {fixed_count}"
+            return f"has {_dims(len(shape))}, the annotation at least {fixed_count}"
         after = len(dims) - variadic_at - 1
         pairs = list(zip(dims[:variadic_at], shape[:variadic_at]))
         pairs += list(zip(dims[variadic_at + 1:], shape[len(shape) - after:] if after else ()))
@@ -229,7 +229,7 @@ def match_shape(dims: Sequence[DimSpec], shape: Tuple[Any, ...], bound: Dict[str
             name = "*" + str(middle.value)
             if known:
                 if name in bound and bound[name] != group:
-                    return (f"binds `{name}` to {describe_shape(group)}, but it is already "
+                    return (f"binds `{name}` to {describe_shape(group)} while it is already "
                             f"{describe_shape(bound[name])}")
                 bound.setdefault(name, group)
     for position, (dim, actual) in enumerate(pairs):
@@ -242,9 +242,13 @@ def match_shape(dims: Sequence[DimSpec], shape: Tuple[Any, ...], bound: Dict[str
         if dim.kind == "named":
             previous = bound.get(dim.value)
             if isinstance(previous, int) and previous != actual:
-                return f"has `{dim.value}` = {actual}, but `{dim.value}` is already {previous}"
+                return f"binds `{dim.value}` = {actual} while `{dim.value}` is already {previous}"
             bound.setdefault(dim.value, actual)
     return None
+
+
+def _dims(n: int) -> str:
+    return "1 dimension" if n == 1 else f"{n} dimensions"
 
 
 def dtype_conflict(annotation: JaxAnnotation, value: TensorValue) -> Optional[str]:
