@@ -278,9 +278,11 @@ def run_rule(args: argparse.Namespace) -> int:
     from .rules.base import all_rules, get_rule
 
     if args.all or not args.code:
-        for r in all_rules():
+        rules = all_rules()
+        width = max(len(r.name) for r in rules)
+        for r in rules:
             flag = "" if r.default_enabled else " (opt-in)"
-            print(f"{r.code}  {r.name:<28} {r.summary}{flag}")
+            print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
         return EXIT_CLEAN
     rule = get_rule(args.code)
     if rule is None:
