@@ -51,7 +51,8 @@ def describe_real(value: Any) -> Tuple[str, Optional[str], Optional[Tuple[int, .
     if isinstance(value, np.generic):
         return "npscalar", value.dtype.name, ()
     if isinstance(value, (tuple, list)):
-        return type(value).__name__, None, (len(value),)
+        # torch.Size and torch.return_types.max are tuples too
+        return "list" if isinstance(value, list) else "tuple", None, (len(value),)
     return type(value).__name__, None, None
 
 
@@ -85,7 +86,7 @@ def contradiction(engine: Value, real: Any, require_known: bool = False) -> Opti
             return f"engine constant {engine.const!r}, real {real!r}"
         return None
     if isinstance(engine, SequenceValue):
-        if kind not in ("tuple", "list") and not (kind == "Size" and engine.container == "tuple"):
+        if kind not in ("tuple", "list"):
             return f"engine says {engine.container}, real value is a {kind}"
         if engine.items is not None and len(engine.items) != len(real):
             return f"engine has {len(engine.items)} items, real {len(real)}"

@@ -209,3 +209,53 @@ def test_the_comparison_itself_reports_a_wrong_dtype_and_shape():
     assert contradiction(TensorValue(None, None), real, require_known=True)
     assert contradiction(TensorValue(None, None), real) is None
     assert contradiction(TensorValue(frozenset({"float32"}), (2, None)), real) is None
+
+
+NUMPY_DTYPES = tuple(d for d in COMMON_DTYPES if d != "bfloat16")  # numpy has no bfloat16
+
+
+def test_numpy_promote_types_matches_numpy():
+    np = pytest.importorskip("numpy")
+    from torchtype_lint.knowledge import numpy_api as NP
+
+    wrong = []
+    for a, b in itertools.product(NUMPY_DTYPES, NUMPY_DTYPES):
+        expected = np.promote_types(a, b).name
+        if NP.promote_types(a, b) != expected:
+            wrong.append(f"{a}, {b}: engine {NP.promote_types(a, b)}, numpy {expected}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_numpy_arithmetic_of_every_operand_pair_matches_numpy():
+    """NumPy 2 promotion through the engine: array with array (NEP 50: arrays are strong)
+    and array with Python scalar (weak), for + - * / and comparisons."""
+    np = pytest.importorskip("numpy")
+    setup = ["import numpy as np"] + [
+        f"a_{d} = np.ones((2, 3), dtype=np.{d})" for d in NUMPY_DTYPES] + [
+        f"v_{d} = np.ones(3, dtype=np.{d})" for d in NUMPY_DTYPES]
+    operands = [f"a_{d}" for d in NUMPY_DTYPES] + [f"v_{d}" for d in NUMPY_DTYPES[:6]] + list(
+        PY_SCALARS.values())
+    cases = []
+    for left, right in itertools.product(operands, operands):
+        if left in PY_SCALARS.values() and right in PY_SCALARS.values():
+            continue
+        for op in ("+", "-", "*", "/", "<", "=="):
+            cases.append(f"{left} {op} {right}")
+    source = "\n".join(setup + [f"r{k} = {expr}" for k, expr in enumerate(cases)]) + "\n"
+    namespace = {"np": np}
+    for line in setup[1:]:
+        exec(line, namespace)  # noqa: S102
+    engine = engine_globals(source)
+    wrong, compared = [], 0
+    for k, expr in enumerate(cases):
+        try:
+            with np.errstate(all="ignore"):
+                real = eval(expr, namespace)  # noqa: S307
+        except TypeError:
+            continue  # e.g. bool - bool, ordering complex numbers
+        compared += 1
+        why = contradiction(engine.get(f"r{k}"), real, require_known=True)
+        if why:
+            wrong.append(f"{expr}: {why}")
+    assert compared > 2000, compared
+    assert not wrong, f"{len(wrong)} of {compared} disagree with numpy:\n" + "\n".join(wrong[:40])

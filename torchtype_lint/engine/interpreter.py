@@ -665,13 +665,25 @@ class Interpreter:
     def _subscript(self, node: cst.Subscript) -> Value:
         container = self.eval(node.value)
         indices: List[Value] = []
+        #: position in ``indices`` -> (lower, upper, step) as int constants, None when absent,
+        #: _UNKNOWN_BOUND when not a known int.
+        slices: Dict[int, Tuple[Any, Any, Any]] = {}
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
-                indices.append(self.eval(element.slice.value))
+                if isinstance(element.slice.value, cst.Ellipsis):
+                    indices.append(_ELLIPSIS)
+                else:
+                    indices.append(self.eval(element.slice.value))
             else:
+                bounds = []
                 for part in (element.slice.lower, element.slice.upper, element.slice.step):
-                    if part is not None:
-                        self.eval(part)
+                    if part is None:
+                        bounds.append(None)
+                        continue
+                    bound = self.eval(part)
+                    bounds.append(bound.const if isinstance(bound, ScalarValue) and bound.pytype == "int"
+                                  and isinstance(bound.const, int) else _UNKNOWN_BOUND)
+                slices[len(indices)] = (bounds[0], bounds[1], bounds[2])
                 indices.append(_SLICE)
         if isinstance(container, SymbolValue):
             return TOP  # a type expression such as Float[Tensor, "b"]
@@ -683,9 +695,13 @@ class Interpreter:
                 return SequenceValue(container.container, container.element, None, container.origin)
             return container.element
         if isinstance(container, TensorValue):
-            return _index_tensor(container, indices, node)
+            return TensorValue(container.dtypes, _index_shape(container.shape, indices, slices),
+                               container.origin, container.device, container.requires_grad)
         if isinstance(container, ArrayValue):
-            return ArrayValue(container.dtypes, None, container.origin)
+            shape = _index_shape(container.shape, indices, slices)
+            if shape == ():
+                return TOP  # a numpy scalar, not an array
+            return ArrayValue(container.dtypes, shape, container.origin)
         return TOP
 
     def _binary(self, node: cst.BinaryOperation) -> Value:
@@ -700,7 +716,7 @@ class Interpreter:
                 return T.binary_op(left, right, op, node, self.tenv)
             return TOP
         if isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
-            return _numpy_binary(left, right, op)
+            return NP.binary_op(left, right, op, node)
         if isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
             return _scalar_binary(left, right, op)
         if isinstance(left, SequenceValue) and isinstance(right, SequenceValue) and op == "+":
@@ -712,7 +728,7 @@ class Interpreter:
         operand = self.eval(node.expression)
         if isinstance(node.operator, cst.Not):
             return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
-        if isinstance(operand, TensorValue):
+        if isinstance(operand, (TensorValue, ArrayValue)):
             return operand
         if isinstance(operand, ScalarValue):
             if isinstance(node.operator, cst.Minus) and isinstance(operand.const, (int, float)):
@@ -730,7 +746,7 @@ class Interpreter:
             if isinstance(left, TensorValue) or isinstance(right, TensorValue):
                 result = T.binary_op(left, right, op, node, self.tenv) if op in T.COMPARISON_OPS else TOP
             elif isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
-                result = ArrayValue(frozenset({BOOL}), None)
+                result = NP.binary_op(left, right, op, node) if op in T.COMPARISON_OPS else TOP
             else:
                 result = ScalarValue("bool")
             left = right
@@ -827,7 +843,10 @@ class Interpreter:
             return _parameter(args, node)
         if qualname == "torch.set_default_dtype":
             dtype = T.dtype_of_arg(args.get(0))
-            if dtype in (FLOAT32, FLOAT64) and self.frame is self.globals:
+            # torch accepts any floating dtype here (float16/bfloat16 too); complex defaults
+            # follow (complex32 / complex64 / complex128).
+            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and self.frame is self.globals \
+                    and not self.branch_depth:
                 self.default_float = dtype
                 self.tenv.default_float = dtype
             return NoneValue()
@@ -1119,6 +1138,8 @@ class Interpreter:
 # ---------------------------------------------------------------------- module-level helpers
 
 _SLICE = StringValue(":")  # sentinel for a slice index
+_ELLIPSIS = StringValue("...")  # sentinel for ``...`` in an index
+_UNKNOWN_BOUND = object()  # a slice bound that is not a known int
 
 _OPERATOR_SYMBOLS = {
     "Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//",
@@ -1180,50 +1201,62 @@ def _index_first(t: TensorValue) -> Value:
     return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
 
 
-def _index_tensor(t: TensorValue, indices: List[Value], node: Any) -> Value:
-    """``t[...]``: basic indexing keeps the dtype; the shape is modelled for ints and slices."""
-    if any(isinstance(i, TensorValue) for i in indices):
-        for i in indices:
-            if isinstance(i, TensorValue) and i.dtype == BOOL and len(indices) == 1:
-                return TensorValue(t.dtypes, (None,), t.origin, t.device, t.requires_grad)
-        return TensorValue(t.dtypes, None, t.origin, t.device, t.requires_grad)
-    shape = None
-    if t.shape is not None and all(i is _SLICE or (isinstance(i, ScalarValue) and i.pytype == "int")
-                                   for i in indices) and len(indices) <= len(t.shape):
-        out = []
-        for i, dim in enumerate(t.shape):
-            if i >= len(indices):
-                out.append(dim)
-            elif indices[i] is _SLICE:
-                out.append(dim if i < len(indices) and _is_full_slice(node, i) else None)
-        shape = tuple(out)
-    return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
+def _index_shape(shape: Any, indices: List[Value], slices: Dict[int, Tuple[Any, Any, Any]]) -> Any:
+    """The shape of ``t[indices]``: ints drop a dim, slices keep (and maybe shorten) it, None
+    adds a 1, ``...`` stands for the dims no other index consumes; one index tensor (a bool
+    mask or integer indices) in front of full slices is advanced indexing. None when unsure."""
+    if shape is None:
+        return None
+    tensors = [i for i in indices if isinstance(i, TensorValue)]
+    if tensors:
+        index = indices[0]
+        rest = indices[1:]
+        if len(tensors) != 1 or not isinstance(index, TensorValue) or index.shape is None or \
+                index.dtype is None or any(r is not _SLICE or slices[k + 1] != (None, None, None)
+                                           for k, r in enumerate(rest)):
+            return None
+        if index.dtype in (BOOL, "uint8"):
+            consumed = len(index.shape)
+            if consumed > len(shape):
+                return None
+            return (None,) + tuple(shape[consumed:])
+        if index.dtype in ("int64", "int32", "int16", "int8"):
+            return tuple(index.shape) + tuple(shape[1:]) if shape else None
+        return None
+    consuming = 0
+    for i in indices:
+        if i is _SLICE or (isinstance(i, ScalarValue) and i.pytype == "int"):
+            consuming += 1
+        elif i is _ELLIPSIS or isinstance(i, NoneValue):
+            continue
+        else:
+            return None  # lists, bool scalars, unknown values: not modelled
+    if consuming > len(shape) or sum(1 for i in indices if i is _ELLIPSIS) > 1:
+        return None
+    out: List[Any] = []
+    pos = 0
+    for k, index in enumerate(indices):
+        if index is _ELLIPSIS:
+            skip = len(shape) - consuming
+            out.extend(shape[pos:pos + skip])
+            pos += skip
+        elif isinstance(index, NoneValue):
+            out.append(1)
+        elif index is _SLICE:
+            out.append(_slice_length(shape[pos], slices[k]))
+            pos += 1
+        else:
+            pos += 1  # an int index drops the dim
+    out.extend(shape[pos:])
+    return tuple(out)
 
 
-def _is_full_slice(node: cst.Subscript, i: int) -> bool:
-    element = node.slice[i].slice
-    return isinstance(element, cst.Slice) and element.lower is None and element.upper is None and element.step is None
-
-
-def _numpy_binary(left: Value, right: Value, op: str) -> Value:
-    la = left if isinstance(left, ArrayValue) else None
-    ra = right if isinstance(right, ArrayValue) else None
-    if op in ("==", "!=", "<", "<=", ">", ">="):
-        return ArrayValue(frozenset({BOOL}), None)
-    # NumPy 2 (NEP 50): Python scalars are weak, arrays of the same category keep their dtype.
-    if la and ra:
-        if la.dtype and ra.dtype:
-            d = D.promote_types(la.dtype, ra.dtype)
-            return ArrayValue(frozenset({d}) if d else None, None, la.origin if d == la.dtype else ra.origin)
-        return ArrayValue(None, None)
-    arr = la or ra
-    other = right if la else left
-    if isinstance(other, ScalarValue) and arr is not None and arr.dtype:
-        d = D.result_type([arr.dtype], [], [other.pytype], FLOAT64)
-        if op == "/" and d and d in (INT64, "int32", "int16", "int8", "uint8", BOOL):
-            d = FLOAT64
-        return ArrayValue(frozenset({d}) if d else None, arr.shape, arr.origin)
-    return TOP
+def _slice_length(dim: Any, bounds: Tuple[Any, Any, Any]) -> Any:
+    if bounds == (None, None, None):
+        return dim
+    if not isinstance(dim, int) or _UNKNOWN_BOUND in bounds or bounds[2] == 0:
+        return None
+    return len(range(dim)[slice(*bounds)])
 
 
 def _scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:

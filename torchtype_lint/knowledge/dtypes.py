@@ -123,7 +123,8 @@ def scalar_dtype(pytype: str, default_float: str = FLOAT32) -> str:
     if pytype == "float":
         return default_float
     if pytype == "complex":
-        return COMPLEX128 if default_float == FLOAT64 else COMPLEX64
+        # float64 -> complex128, float16 -> complex32, float32 and bfloat16 -> complex64
+        return _complex_of(default_float)
     if pytype == "bool":
         return BOOL
     return INT64

@@ -5,6 +5,7 @@ modelled returns TOP. Facts are verified against torch in tests/test_knowledge_t
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..values import (
@@ -219,26 +220,38 @@ def _from_numpy(name: str, args: CallArgs, node: Any, env: Env) -> Value:
 
 
 def _arange(name: str, args: CallArgs, node: Any, env: Env) -> Value:
-    if args.has_star:
+    """``torch.arange(end)`` / ``(start, end[, step])``: int64 for int bounds, the default
+    float dtype when any bound is a float; length ceil((end - start) / step)."""
+    if args.has_star or len(args.pos) > 3:
         return TOP
-    bounds = [args.get(i) for i in range(min(len(args.pos), 3))]
+    if len(args.pos) == 1 and "end" not in args.kw:
+        bound_values = {"start": ScalarValue("int", 0), "end": args.pos[0]}
+    else:
+        bound_values = dict(zip(("start", "end", "step"), args.pos))
     for key in ("start", "end", "step"):
         if key in args.kw:
-            bounds.append(args.kw[key])
-    if not bounds or not all(isinstance(b, ScalarValue) for b in bounds):
+            bound_values[key] = args.kw[key]
+    bound_values.setdefault("start", ScalarValue("int", 0))
+    bound_values.setdefault("step", ScalarValue("int", 1))
+    bounds = [bound_values.get(k, TOP) for k in ("start", "end", "step")]
+    if not all(isinstance(b, ScalarValue) and b.pytype in ("int", "float") for b in bounds):
         return _tensor(None, (None,), node, "", args) if "dtype" in args.kw else TOP
     is_float = any(b.pytype == "float" for b in bounds)  # type: ignore[union-attr]
     dtype = env.default_float if is_float else INT64
     consts = [b.const for b in bounds]  # type: ignore[union-attr]
-    length: Optional[int] = None
-    if not is_float and all(isinstance(c, int) for c in consts) and "start" not in args.kw \
-            and "end" not in args.kw and "step" not in args.kw:
-        start, end, step = (0, consts[0], 1) if len(consts) == 1 else (
-            consts[0], consts[1], consts[2] if len(consts) > 2 else 1)
-        if step:
-            length = max(0, -(-(end - start) // step))
+    length = arange_length(*consts) if all(
+        isinstance(c, (int, float)) and not isinstance(c, bool) for c in consts) else None
     why = "float bounds give the default dtype" if is_float else "int bounds give int64"
     return _tensor(dtype, (length,), node, f"torch.arange: {why}", args)
+
+
+def arange_length(start: Any, stop: Any, step: Any) -> Optional[int]:
+    """ceil((stop - start) / step), in double precision like torch and numpy compute it."""
+    if not step:
+        return None
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        return max(0, -(-(stop - start) // step))
+    return max(0, math.ceil((stop - start) / step))
 
 
 def _linspace(name: str, args: CallArgs, node: Any, env: Env) -> Value:
@@ -267,14 +280,24 @@ def _randperm(name: str, args: CallArgs, node: Any, env: Env) -> Value:
 
 
 def _legacy_constructor(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: int arguments are sizes, a list or
+    tuple is *data* (``torch.Tensor([2, 3])`` has shape (2,)), except a ``torch.Size``."""
     dtype = env.default_float if name == "Tensor" else D.LEGACY_TENSOR_TYPES[name]
     first = args.get(0)
-    if isinstance(first, (SequenceValue,)) and not args.has_star and len(args.pos) == 1 and \
-            first.container in ("list", "tuple") and first.items is not None and \
-            not all(isinstance(i, ScalarValue) and i.pytype == "int" for i in first.items):
-        _, shape = literal_dtype_shape(first, env.default_float)
+    shape: Shape
+    if args.has_star or args.kw.keys() - {"device"}:
+        shape = None
+    elif not args.pos:
+        shape = (0,)
+    elif isinstance(first, TensorValue):
+        return TOP  # aliases or converts the tensor; not modelled
     elif isinstance(first, ArrayValue):
         shape = first.shape
+    elif isinstance(first, SequenceValue):
+        literal = type(args.pos_nodes[0]).__name__ in ("List", "Tuple") if args.pos_nodes else False
+        # A torch.Size (x.shape) is a size, a literal list/tuple is data; a variable could be either.
+        shape = literal_dtype_shape(first, env.default_float)[1] if literal and len(args.pos) == 1 \
+            else None
     else:
         shape = shape_from_size_args(args)
     return TensorValue(frozenset({dtype}), shape,
@@ -314,9 +337,22 @@ def _common_device(values: Any) -> Optional[str]:
 
 
 def _where(name: str, args: CallArgs, node: Any, env: Env) -> Value:
-    if len(args.pos) != 3:
+    """``torch.where(cond, a, b)``: a and b promote; the shape broadcasts all three."""
+    if len(args.pos) != 3 or args.has_star:
         return TOP
-    return binary_op(args.pos[1], args.pos[2], "where", node, env)
+    cond, a, b = args.pos
+    if not isinstance(cond, TensorValue):
+        return TOP
+    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
+        dtype = D.result_type([], [], [a.pytype, b.pytype], env.default_float)
+        return TensorValue(None if dtype is None else frozenset({dtype}), cond.shape,
+                           _origin(node, f"torch.where of Python scalars gives {dtype}"),
+                           cond.device)
+    value = binary_op(a, b, "where", node, env)
+    if not isinstance(value, TensorValue):
+        return TOP
+    shape = S.broadcast_shapes(cond.shape, value.shape)
+    return TensorValue(value.dtypes, shape, value.origin, value.device, value.requires_grad)
 
 
 _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
@@ -450,10 +486,12 @@ SHAPE_PRESERVING = {
 #: Unary math that gives the default float dtype for integer inputs.
 FLOATING_UNARY = {"exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "log1p",
                   "expm1", "log2", "log10", "erf", "reciprocal"}
-REDUCTIONS_KEEP = {"mean", "std", "var", "max", "min", "amax", "amin", "prod", "median",
+REDUCTIONS_KEEP = {"mean", "std", "var", "max", "min", "amax", "amin", "median",
                    "norm", "logsumexp", "nanmean"}
-REDUCTIONS_INT64 = {"sum", "cumsum", "nansum", "count_nonzero"}
-INDEX_RESULT = {"argmax", "argmin", "argsort", "nonzero"}
+#: Reductions that accumulate bool and integer inputs in int64 (floats keep their dtype).
+REDUCTIONS_INT64 = {"sum", "cumsum", "nansum", "prod", "cumprod"}
+#: Always int64, whatever the input dtype.
+INDEX_RESULT = {"argmax", "argmin", "argsort", "nonzero", "count_nonzero"}
 BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
                "logical_not", "logical_and", "logical_or", "any", "all"}
 
@@ -595,7 +633,10 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
     dtype = None
     device = recv.device
     unknown = False
-    for v in list(args.pos) + [args.kw[k] for k in ("dtype", "device", "other") if k in args.kw]:
+    if "device" in args.kw:
+        # A value passed as device= is never a dtype, even when it is unknown.
+        device = device_of_arg(args.kw["device"])
+    for v in list(args.pos) + [args.kw[k] for k in ("dtype", "other") if k in args.kw]:
         d = dtype_of_arg(v)
         if d is not None:
             dtype = d
@@ -624,10 +665,10 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
     dim = int_const(args.get(0, "dim")) if has_dim else None
     shape: Shape
     if not has_dim:
-        shape = () if name not in ("cumsum", "argsort", "nonzero") else recv.shape
+        shape = () if name not in ("cumsum", "cumprod", "argsort", "nonzero") else recv.shape
         if name == "nonzero":
             shape = (None, len(recv.shape)) if recv.shape is not None else None
-    elif name in ("cumsum", "argsort"):
+    elif name in ("cumsum", "cumprod", "argsort"):
         shape = recv.shape
     else:
         shape = S.reduce_shape(recv.shape, dim, keep) if dim is not None else None
