@@ -151,3 +151,20 @@ def test_full_and_json_formats_show_the_cell(tmp_path, capsys):
     code, out, _ = _check(capsys, "--output-format", "json", str(nb))
     [finding] = json.loads(out)
     assert (finding["cell"], finding["location"], finding["filename"]) == (4, {"row": 3, "column": 1}, str(nb))
+
+
+def test_cells_survive_the_cache_and_worker_processes(tmp_path):
+    from torchtype_lint.cache import Cache
+    from torchtype_lint.check import Settings
+    from torchtype_lint.runner import run_files
+
+    nbs = [str(_write(tmp_path / f"train{i}.ipynb", TRAINING)) for i in range(2)]
+    expected = [f.concise() for path in nbs for f in check_path(path).findings]
+    assert len(expected) == 2 and all(":cell 4:3:1: TTL101" in line for line in expected)
+    cache = Cache(str(tmp_path / "cache"), Settings())
+    for jobs, cached in ((2, None), (1, cache), (1, cache)):  # workers, cache miss, cache hit
+        results = run_files(nbs, Settings(), jobs=jobs, cache=cached)
+        findings = [f for r in results for f in r.findings]
+        assert [f.concise() for f in findings] == expected
+        assert findings[0].provenance[0].render().startswith("cell 2, line 4:")
+    assert cache.hits == 2

@@ -25,10 +25,12 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .check import FileResult, Settings, check_source
 from .findings import Finding, Location, ProvenanceStep
+
+if TYPE_CHECKING:  # the engine is imported when a notebook is checked, not to read cached findings
+    from .check import FileResult, Settings
 
 NOTEBOOK_SUFFIX = ".ipynb"
 #: Written between cells in the joined text; a comment, so it is valid at any indentation.
@@ -226,6 +228,8 @@ def dump_notebook(notebook: Notebook) -> str:
 
 def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = None) -> FileResult:
     """Lint one notebook's JSON text. Never raises: a broken notebook is one TTL001 finding."""
+    from .check import FileResult, Settings, check_source
+
     settings = settings or Settings()
     try:
         notebook = parse_notebook(raw)
@@ -240,27 +244,55 @@ def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = No
 
 def check_notebook_path(path: str, settings: Optional[Settings] = None,
                         display_path: Optional[str] = None) -> FileResult:
+    from .check import FileResult
+
     shown = display_path or path
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         return FileResult(shown, _selected([Finding("TTL001", f"could not read file: {exc.strerror or exc}",
-                                                    "error", shown, Location(1, 0, 1, 0))], settings or Settings()))
+                                                    "error", shown, Location(1, 0, 1, 0))], settings))
     return check_notebook_bytes(data, shown, settings)
 
 
 def check_notebook_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
+    from .check import FileResult
+
     try:
         raw = data.decode("utf-8-sig")  # nbformat files are UTF-8 JSON
     except UnicodeDecodeError as exc:
         return FileResult(path, _selected([Finding("TTL001", f"could not decode notebook as UTF-8: {exc.reason}",
-                                                   "error", path, Location(1, 0, 1, 0))], settings or Settings()))
+                                                   "error", path, Location(1, 0, 1, 0))], settings))
     return check_notebook_source(raw, path, settings)
 
 
-def _selected(findings: List[Finding], settings: Settings) -> List[Finding]:
-    return [f for f in findings if settings.selection.is_enabled(f.code, True)]
+def _selected(findings: List[Finding], settings: Optional[Settings]) -> List[Finding]:
+    from .check import Settings
+
+    return [f for f in findings if (settings or Settings()).selection.is_enabled(f.code, True)]
+
+
+def notebook_fields(finding: Finding) -> Dict[str, Any]:
+    """A notebook finding's extra fields as JSON-able data (for the cache and worker processes);
+    empty for findings in ``.py`` files."""
+    if not isinstance(finding, NotebookFinding):
+        return {}
+    return {"cell": finding.cell, "cell_source": finding.cell_source,
+            "provenance_cells": [getattr(step, "cell", 0) for step in finding.provenance]}
+
+
+def with_notebook_fields(finding: Finding, data: Dict[str, Any]) -> Finding:
+    """Rebuild the notebook finding that ``notebook_fields`` described (else ``finding`` as is)."""
+    if not data.get("cell"):
+        return finding
+    cells = list(data.get("provenance_cells") or []) + [0] * len(finding.provenance)
+    steps = tuple(CellProvenanceStep(s.line, s.column, s.snippet, s.note, cell=c)
+                  for s, c in zip(finding.provenance, cells))
+    return NotebookFinding(finding.code, finding.message, finding.severity, finding.path, finding.location,
+                           steps, finding.fix, node=finding.node, origin=finding.origin,
+                           confirmations=list(finding.confirmations), cell=int(data["cell"]),
+                           cell_source=str(data.get("cell_source", "")))
 
 
 def to_cell_findings(notebook: Notebook, findings: Sequence[Finding]) -> List[Finding]:
