@@ -297,7 +297,8 @@ def conversion_in_chain(origin: Optional[Origin], ev: Any) -> Optional[Any]:
     link = origin
     seen = 0
     while link is not None and seen < 12:
-        if conversion_name(link.node, ev) is not None and "ndarray" in (link.note or ""):
+        if conversion_name(link.node, ev) is not None and (
+                "ndarray" in (link.note or "") or "from_numpy" in (link.note or "")):
             return link.node
         link = link.parent
         seen += 1

@@ -981,7 +981,7 @@ class IndexArgumentDtype(DtypeRule):
     listens = (cst.Call,)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"Expected tensor for argument #1 'indices' to have one of the "
-                                           r"following scalar types: Long, Int|Expected dtype int32.{0,3}int64 for index")
+                                           r"following scalar types: Long, Int|Expected dtype int32(/| or )int64 for index")
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = self._index(node, ev)

@@ -58,6 +58,20 @@ def conversion_fix(node: cst.Call, name: str) -> Fix:
     return Fix(node, new_call, f"Convert to float32: `{code(new_call)}`", safe=False)
 
 
+def mark_later_casts(node: cst.Call, ev: Any) -> None:
+    """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
+    even ``.double()``) is a decision the user made: mark it explained."""
+    callee = ev.callee(node)
+    if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
+        return
+    explicit = callee.name in _CASTS or (callee.name == "to" and any(
+        isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values()))
+    if explicit:
+        conversion = conversion_in_chain(callee.receiver.origin, ev)
+        if conversion is not None:
+            mark_node_explained(ev, conversion)
+
+
 @register
 class NumpyFloat64Tensor(DtypeRule):
     """
@@ -114,15 +128,7 @@ class NumpyFloat64Tensor(DtypeRule):
         if found is not None and ev.default_float != FLOAT64:
             self._candidates.setdefault(node, (found[0], found[1]))
             return
-        callee = ev.callee(node)
-        if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
-            return
-        explicit = callee.name in _CASTS or (callee.name == "to" and any(
-            isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values()))
-        if explicit:
-            conversion = conversion_in_chain(callee.receiver.origin, ev)
-            if conversion is not None:
-                mark_node_explained(ev, conversion)
+        mark_later_casts(node, ev)
 
     def _finish(self, ev: Any) -> None:
         for node, (name, array) in self._candidates.items():

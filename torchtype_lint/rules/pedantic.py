@@ -5,14 +5,15 @@ dtype the engine cannot see, and silent int -> float promotions.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict
 
 import libcst as cst
 
 from ..values import TOP, ArrayValue, category
 from .base import RuntimeClaim, register
+from .numpy_casts import mark_later_casts
 from .dtype_support import (
-    DtypeRule, all_dtypes, code, conversion_name, is_float, origin_note, show,
+    DtypeRule, all_dtypes, code, conversion_name, is_explained, is_float, origin_note, show,
 )
 
 
@@ -49,11 +50,26 @@ class NumpyConversionUnknownDtype(DtypeRule):
     name = "numpy-conversion-unknown-dtype"
     summary = "ndarray of unknown dtype converted to a tensor without dtype= (opt-in)"
     severity = "warning"
-    listens = (cst.Call,)
+    listens = (cst.Call, cst.Module)
     default_enabled = False
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
+    def __init__(self, sink: Any):
+        super().__init__(sink)
+        self._candidates: Dict[Any, None] = {}
+
+    def visit(self, node: Any, ev: Any) -> None:
+        # Reported at the end of the file, unless the tensor is cast explicitly later on.
+        if isinstance(node, cst.Module):
+            for call in self._candidates:
+                if not is_explained(ev, call):
+                    self.report(call,
+                                f"`{code(call)}` converts an ndarray of unknown dtype: the tensor keeps it "
+                                f"(float64 for most numpy data, while nn layers are float32); state it: "
+                                f"`dtype=torch.float32` or `.float()`")
+            self._candidates.clear()
+            return
+        mark_later_casts(node, ev)
         name = conversion_name(node, ev)
         if name is None:
             return
@@ -66,10 +82,7 @@ class NumpyConversionUnknownDtype(DtypeRule):
                 return  # known dtype: TTL301 handles float64, the rest is explicit enough
         elif name != "torch.from_numpy" or data is not TOP:
             return  # torch.tensor(x) of an unknown x may be a list of Python numbers
-        self.report(node,
-                    f"`{code(node)}` converts an ndarray of unknown dtype: the tensor keeps it (float64 "
-                    f"for most numpy data, while nn layers are float32); state it: `dtype=torch.float32` "
-                    f"or `.float()`")
+        self._candidates[node] = None
 
 
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
