@@ -219,8 +219,6 @@ def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation
     if not isinstance(size, int) or stride <= 0:
         return None
     span = size + 2 * padding - dilation * (kernel - 1) - 1
-    if span < 0:
-        return None
     out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
     if ceil_mode and (out - 1) * stride >= size + padding:
         out -= 1
