@@ -1,0 +1,350 @@
+"""Dtype rule families (TTL1xx-TTL4xx, TTL9xx) beyond the generic fixture test:
+messages (what happens, torch's text, the fix), provenance, the one-report-per-root-cause
+policy for numpy conversions, fixes applied, and the false-positive traps of the truth table.
+Fixed programs are run with real torch, all in one subprocess.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import List
+
+import pytest
+
+from torchtype_lint.check import Settings, check_source
+from torchtype_lint.findings import Finding
+from torchtype_lint.fix import fix_source
+from torchtype_lint.selection import Selection
+
+HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def lint(body: str, *extra: str) -> List[Finding]:
+    settings = Settings(selection=Selection(select=["TTL"], extend_select=list(extra)))
+    return check_source(HEADER + textwrap.dedent(body), "snippet.py", settings).findings
+
+
+def codes(body: str, *extra: str) -> List[str]:
+    return [f.code for f in lint(body, *extra)]
+
+
+def only(body: str, code: str, *extra: str) -> Finding:
+    findings = lint(body, *extra)
+    assert [f.code for f in findings] == [code], [f.concise() for f in findings]
+    return findings[0]
+
+
+def fixed(body: str, unsafe: bool = True, *extra: str) -> str:
+    settings = Settings(selection=Selection(select=["TTL"], extend_select=list(extra)))
+    new, _, _ = fix_source(HEADER + textwrap.dedent(body), "snippet.py", settings, unsafe=unsafe)
+    return new[len(HEADER):]
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def test_matmul_message_quotes_torch_and_names_the_fix():
+    f = only("""
+        ids = torch.tensor([[1, 2, 3]])
+        out = ids @ torch.randn(3, 2)
+    """, "TTL201")
+    assert "expected m1 and m2 to have the same dtype, but got: long int != float" in f.message
+    assert "`ids` is int64" in f.message and "`ids.float()`" in f.message
+    assert "since line 6: `torch.tensor([[1, 2, 3]])`" in f.message
+
+
+def test_int32_vs_int64_is_a_mixing_error_and_bmm_message():
+    f = only("""
+        a = torch.ones(2, 2, 3, dtype=torch.int32)
+        b = torch.ones(2, 3, 2, dtype=torch.int64)
+        c = torch.bmm(a, b)
+    """, "TTL201")
+    assert "expected scalar type Int but found Long" in f.message
+
+
+def test_layer_message_for_linear_conv_and_norm():
+    linear = only("y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]))", "TTL202")
+    assert "mat1 and mat2 must have the same dtype, but got Long and Float" in linear.message
+    conv = only("y = nn.Conv2d(3, 2, 3)(torch.zeros(1, 3, 5, 5, dtype=torch.uint8))", "TTL202")
+    assert "Input type (unsigned char) and bias type (float) should be the same" in conv.message
+    norm = only("y = nn.BatchNorm1d(3)(torch.zeros(2, 3, dtype=torch.long))", "TTL202")
+    assert "\"batch_norm\" not implemented for 'Long'" in norm.message
+
+
+def test_model_double_blames_the_model_cast():
+    f = only("""
+        model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+        model.double()
+        y = model(torch.randn(4, 3))
+    """, "TTL401")
+    assert "mat1 and mat2 must have the same dtype, but got Float and Double" in f.message
+    assert "layer [0] of the nn.Sequential" in f.message
+    assert "since line 7: `model.double()`" in f.message
+
+
+def test_inplace_messages():
+    f = only("""
+        x = torch.tensor([1, 2, 3])
+        x /= 2
+    """, "TTL204")
+    assert "result type Float can't be cast to the desired output type Long" in f.message
+    assert "`x = x / 2`" in f.message
+
+
+def test_requires_grad_message_and_parameter():
+    f = only("w = torch.arange(5, requires_grad=True)", "TTL206")
+    assert "Only Tensors of floating point and complex dtype can require gradients" in f.message
+    assert codes("p = nn.Parameter(torch.tensor([1, 2]))") == ["TTL206"]
+    assert codes("p = nn.Parameter(torch.tensor([1, 2]), requires_grad=False)") == []
+    assert codes("x = torch.tensor([1, 2])\nx.requires_grad = True") == ["TTL206"]
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("torch.tensor([0, 1, 2, 0], dtype=torch.int32)", "but got Int"),
+    ("torch.tensor([0., 1., 2., 0.])", "but got Float"),
+    ("torch.tensor([True, False, True, False])", "but got Bool"),
+    ("torch.zeros(4, 3, dtype=torch.long)", "class probabilities, got Long"),
+])
+def test_class_target_messages(target, expected):
+    f = only(f"loss = F.cross_entropy(torch.randn(4, 3), {target})", "TTL207")
+    assert expected in f.message
+
+
+def test_huber_is_a_backward_failure_but_not_under_no_grad():
+    f = only("loss = F.huber_loss(torch.randn(4), torch.randn(4, dtype=torch.float64))", "TTL208")
+    assert "`backward()` raises" in f.message
+    assert codes("""
+        with torch.no_grad():
+            loss = F.huber_loss(torch.randn(4), torch.randn(4, dtype=torch.float64))
+    """) == []
+
+
+# --------------------------------------------------------------------------- numpy: one root cause, one report
+
+
+def test_numpy_float64_into_linear_is_one_error_with_the_conversion_in_provenance():
+    findings = lint("""
+        a = np.random.rand(4, 3)
+        t = torch.from_numpy(a)
+        h = t * 2
+        y = nn.Linear(3, 1)(h)
+        z = nn.Linear(3, 1)(h)
+    """)
+    # Both uses fail on their own; the conversion itself is not reported a third time.
+    assert [f.code for f in findings] == ["TTL401", "TTL401"]
+    first = findings[0]
+    assert "converted by `torch.from_numpy(a)`, which keeps numpy's dtype" in first.message
+    lines = [step.line for step in first.provenance]
+    assert 7 in lines and 6 in lines  # the conversion and the ndarray's creation
+    assert "np.random.rand gives float64" in first.message
+
+
+def test_numpy_float64_without_failing_use_is_a_warning_with_unsafe_fix():
+    f = only("""
+        a = np.zeros(3)
+        t = torch.from_numpy(a)
+        u = t + 1
+    """, "TTL301")
+    assert f.severity == "warning" and f.fix is not None and not f.fix.safe
+    assert "since line 6: `np.zeros(3)`, np.zeros gives float64" in f.message
+
+
+def test_numpy_conversion_cast_later_is_not_reported():
+    assert codes("""
+        t = torch.tensor(np.random.rand(3))
+        t = t.to(torch.float32)
+        s = torch.as_tensor(np.random.rand(3)).double()
+    """) == []
+
+
+def test_numpy_conversion_with_float64_default_is_not_reported():
+    assert codes("""
+        torch.set_default_dtype(torch.float64)
+        t = torch.from_numpy(np.random.rand(3))
+    """) == []
+
+
+def test_numpy_float64_label_into_bce_is_reported_at_the_loss():
+    findings = lint("""
+        labels = torch.tensor(np.ones((4, 1)))
+        loss = F.binary_cross_entropy(torch.rand(4, 1), labels)
+    """)
+    assert [f.code for f in findings] == ["TTL208"]
+    assert "torch.tensor(np.ones((4, 1)))" in findings[0].message
+
+
+def test_unknown_dtype_conversion_is_opt_in():
+    body = """
+        def load(path):
+            return torch.from_numpy(np.load(path))
+    """
+    assert codes(body) == []
+    assert codes(body, "TTL901") == ["TTL901"]
+
+
+# --------------------------------------------------------------------------- fixes
+
+
+def test_fix_discarded_cast_of_attribute_is_safe():
+    out = fixed("""
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ids = torch.tensor([1, 2])
+
+            def forward(self, x):
+                self.ids.float()
+                return x
+    """, False)
+    assert "self.ids = self.ids.float()" in out
+
+
+def test_fix_mean_of_bool_is_safe():
+    out = fixed("acc = (torch.tensor([1, 2]) == torch.tensor([1, 3])).mean()\n", False)
+    assert out == "acc = (torch.tensor([1, 2]) == torch.tensor([1, 3])).float().mean()\n"
+
+
+def test_fix_one_minus_mask_is_safe():
+    out = fixed("mask = torch.tensor([1, 0]) > 0\npenalty = (1 - mask) * -1e9\n", False)
+    assert "penalty = (1 - mask.long()) * -1e9" in out
+
+
+@pytest.mark.parametrize("before, after", [
+    ("t = torch.from_numpy(np.random.rand(3))\n", "t = torch.from_numpy(np.random.rand(3)).float()\n"),
+    ("t = torch.tensor(np.random.rand(3))\n", "t = torch.tensor(np.random.rand(3), dtype=torch.float32)\n"),
+    ("w = torch.tensor([1, 2], requires_grad=True)\n",
+     "w = torch.tensor([1, 2], requires_grad=True, dtype=torch.float32)\n"),
+    ("x = torch.zeros(3, dtype=torch.long)\nx += 0.5\n", "x = torch.zeros(3, dtype=torch.long)\nx = x + 0.5\n"),
+    ("x = torch.randn(3)\nok = x.type() == torch.float32\n", "x = torch.randn(3)\nok = x.dtype == torch.float32\n"),
+    ("x = torch.randn(3)\nok = x.dtype == 'float32'\n", "x = torch.randn(3)\nok = x.dtype == torch.float32\n"),
+    ("y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]))\n", "y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).float())\n"),
+    ("loss = F.cross_entropy(torch.randn(2, 3), torch.tensor([0., 1.]))\n",
+     "loss = F.cross_entropy(torch.randn(2, 3), torch.tensor([0., 1.]).long())\n"),
+    ("x = torch.zeros(3)\nx[torch.tensor([0])] = torch.ones(1, dtype=torch.float64)\n",
+     "x = torch.zeros(3)\nx[torch.tensor([0])] = torch.ones(1, dtype=torch.float64).to(x.dtype)\n"),
+])
+def test_unsafe_fixes(before, after):
+    assert fixed(before) == after
+    assert fixed(before, False) == before  # none of these is applied without --unsafe-fixes
+
+
+FIXED_PROGRAMS = {
+    "matmul": "ids = torch.tensor([[1, 2, 3]])\nout = ids @ torch.randn(3, 2)\n",
+    "linear": "y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]))\n",
+    "inplace": "x = torch.tensor([1, 2, 3])\nx /= 2\n",
+    "requires_grad": "w = torch.arange(5, requires_grad=True)\n",
+    "target": "loss = F.cross_entropy(torch.randn(2, 3), torch.tensor([0., 1.]))\n",
+    "bce": "loss = F.binary_cross_entropy(torch.rand(4), torch.tensor([1, 0, 1, 0]))\n",
+    "index_put": "x = torch.zeros(3)\nx[torch.tensor([0])] = torch.ones(1, dtype=torch.float64)\n",
+    "embedding": "v = nn.Embedding(5, 2)(torch.tensor([1.0, 2.0]))\n",
+    "float_index": "x = torch.randn(5)\nv = x[torch.tensor([0.0, 1.0])]\n",
+    "mean": "acc = (torch.tensor([1, 2]) == torch.tensor([1, 3])).mean()\n",
+    "mask": "mask = torch.tensor([1, 0]) > 0\np = (1 - mask) * -1e9\n",
+    "numpy": "y = nn.Linear(3, 1)(torch.tensor(np.random.rand(2, 3)).to(torch.float64) * 1)\n",
+    "precision": "y = torch.matmul(torch.randn(2, 3), torch.randn(3, 2, dtype=torch.float64))\n",
+}
+
+
+def test_fixed_programs_run_with_torch():
+    """Each program fails in torch as written; after --unsafe-fixes it runs."""
+    programs = {name: (HEADER + body, HEADER + fixed(body)) for name, body in FIXED_PROGRAMS.items()}
+    for name, (before, after) in programs.items():
+        assert before != after, f"{name}: no fix applied"
+    script = textwrap.dedent("""
+        import json, sys
+        out = {}
+        for name, (before, after) in json.load(sys.stdin).items():
+            result = []
+            for source in (before, after):
+                try:
+                    exec(compile(source, name, "exec"), {})
+                    result.append("ok")
+                except Exception as exc:
+                    result.append(type(exc).__name__ + ": " + str(exc).splitlines()[0])
+            out[name] = result
+        print(json.dumps(out))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(programs), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, (before, after) in results.items():
+        assert before != "ok", f"{name}: the original program should fail in torch"
+        assert after == "ok", f"{name}: the fixed program fails: {after}"
+
+
+# --------------------------------------------------------------------------- precision traps (truth table section 3)
+
+
+@pytest.mark.parametrize("body", [
+    # elementwise ops, where/cat/stack promote
+    "a = torch.tensor([1, 2]) + torch.randn(2)\nb = torch.tensor([1, 2]) / torch.tensor([2, 2])",
+    "c = torch.where(torch.tensor([True, False]), torch.tensor([1, 2]), torch.randn(2))",
+    "d = torch.cat([torch.tensor([1, 2]), torch.randn(2)])\ne = torch.stack([torch.randn(2), torch.randn(2).double()])",
+    # same-category downcasts in place, //=, rebinding
+    "x = torch.zeros(3)\nx += torch.ones(3, dtype=torch.float64)\ny = torch.tensor([4, 6])\ny //= 2\ny = y + 0.5",
+    # float16 into float32 norm layers, half model with half input
+    "n = nn.LayerNorm(3)(torch.randn(2, 3).half())\nm = nn.Linear(3, 2).half()\nh = m(torch.randn(2, 3).half())",
+    # module conversions as statements, int32 indices, uint8 class targets
+    "m = nn.Linear(3, 2)\nm.double()\nm.float()\ny = m(torch.randn(2, 3))",
+    "e = nn.Embedding(5, 2)(torch.tensor([1, 2], dtype=torch.int32))\ng = torch.randn(2, 3).gather(1, torch.zeros(2, 1, dtype=torch.int32))",
+    "l = F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 1], dtype=torch.uint8))",
+    # losses that accept float64 / int64 targets
+    "l = nn.BCEWithLogitsLoss()(torch.randn(4), torch.ones(4, dtype=torch.float64))\n"
+    "k = F.mse_loss(torch.randn(4), torch.ones(4, dtype=torch.float64))\nj = F.l1_loss(torch.randn(4), torch.ones(4, dtype=torch.long))",
+    # integer matmul, reductions that exist for ints
+    "p = torch.ones(2, 2, dtype=torch.long) @ torch.ones(2, 2, dtype=torch.long)\ns = torch.tensor([1, 2]).sum()\nq = torch.tensor([1, 2]).max()",
+    # autocast handles float16/bfloat16 operands
+    "with torch.autocast('cpu', dtype=torch.bfloat16):\n    r = torch.randn(2, 3) @ torch.randn(3, 2).bfloat16()",
+    # numpy arrays compare with strings fine; x.type() with a string
+    "a = np.zeros(3, dtype=np.float32)\nok = a.dtype == 'float32'\nt = torch.randn(3)\nok2 = t.type() == 'torch.FloatTensor'",
+])
+def test_false_positive_traps_are_silent(body):
+    assert codes(body) == []
+
+
+def test_unknown_dtypes_are_silent():
+    assert codes("""
+        def f(x: torch.Tensor, w):
+            return x @ torch.randn(3, 2), x.mean(), nn.Linear(3, 2)(x), w @ x
+    """) == []
+
+
+def test_a_set_of_dtypes_fires_only_if_every_member_is_bad():
+    mixed_ok = """
+        import random
+        x = torch.tensor([1, 2, 3]) if random.random() > 0.5 else torch.randn(3)
+        y = x @ torch.randn(3)
+    """
+    assert codes(mixed_ok) == []
+    all_bad = """
+        import random
+        x = torch.tensor([1, 2, 3]) if random.random() > 0.5 else torch.tensor([1, 2, 3], dtype=torch.int32)
+        y = x @ torch.randn(3)
+    """
+    assert codes(all_bad) == ["TTL201"]
+
+
+def test_opt_in_promotion_rule_is_off_by_default():
+    body = "y = torch.tensor([1, 2]) * torch.randn(2)"
+    assert codes(body) == []
+    assert codes(body, "TTL902") == ["TTL902"]
+
+
+# --------------------------------------------------------------------------- engine facts the rules rely on
+
+
+def test_to_with_a_device_keyword_keeps_the_dtype():
+    """`x.to(device=d)` never changes the dtype, even when `d` is unknown (fixtures use it)."""
+    f = only("""
+        import os
+        device = os.environ.get("DEV", "cpu")
+        y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to(device=device))
+    """, "TTL202")
+    assert "int64" in f.message
+    assert codes("""
+        def g(device):
+            return nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to(device))
+    """) == []  # positional and unknown: it could be a dtype
