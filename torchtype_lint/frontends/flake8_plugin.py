@@ -24,21 +24,53 @@ class TorchTypeChecker:
         # Opt-in pedantic rules stay off unless the user selects TTL9 explicitly.
         optmanager.extend_default_ignore(["TTL9"])
 
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        # Stored on the class: flake8 makes one instance per file (and forks workers for -j).
+        # Opt-in rules follow the CLI's rule: they run only when a TTL9... prefix is named
+        # explicitly, so `flake8 --select=TTL` reports what `torchtype-lint check` reports.
+        named = list(getattr(options, "select", None) or []) + list(getattr(options, "extend_select", None) or [])
+        cls._opt_in = [p.strip().upper() for p in named if p.strip().upper().startswith("TTL9")]
+
+    _opt_in: List[str] = []
+    _run_plan: Any = None
+
+    @classmethod
+    def _plan(cls) -> Any:
+        # One plan per process: it caches the configuration found for each directory.
+        if cls._run_plan is None:
+            from ..config import RunPlan
+
+            cls._run_plan = RunPlan.from_args(select=None)
+        return cls._run_plan
+
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
         try:
             # Imported lazily: flake8 users who never lint torch code pay only this check.
-            from ..check import PREFILTER_MARKERS, Settings, check_source
+            from ..check import PREFILTER_MARKERS, check_source
             from ..selection import Selection
 
             if not any(marker in source for marker in PREFILTER_MARKERS):
                 return
-            # flake8 does the selection and noqa itself; report everything.
-            settings = Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"]),
-                                respect_noqa=False)
-            findings = check_source(source, self.filename, settings).findings
-        except Exception as exc:  # noqa: BLE001 - never take the host down
-            yield 1, 0, f"TTL000 internal error in torchtype-lint: {type(exc).__name__}: {exc}", type(self)
+            plan = self._plan()
+            if self.filename not in ("-", "stdin", "<stdin>") and plan.is_excluded(self.filename):
+                return
+            # [tool.torchtype-lint] in pyproject.toml applies here too, so every front end
+            # agrees; flake8 does noqa and its own selection on top.
+            settings = plan.settings_for(self.filename)
+            selection = settings.selection
+            settings.selection = Selection(select=selection.select,
+                                           extend_select=selection.extend_select + self._opt_in,
+                                           ignore=selection.ignore)
+            settings.respect_noqa = False
+            findings = plan.apply_per_file_ignores(check_source(source, self.filename, settings).findings)
+        except Exception as exc:  # noqa: BLE001 - never take the host down (a bad config included)
+            message = " ".join(str(exc).split())
+            if type(exc).__name__ == "ConfigError":
+                yield 1, 0, f"TTL000 invalid torchtype-lint configuration: {message}", type(self)
+            else:
+                yield 1, 0, f"TTL000 internal error in torchtype-lint: {type(exc).__name__}: {message}", type(self)
             return
         for f in findings:
             if f.code == "TTL001":
