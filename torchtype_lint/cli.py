@@ -77,6 +77,12 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     fix.add_argument("--exit-non-zero-on-fix", action="store_true",
                      help="exit 1 when fixes were applied, even if nothing is left")
     parser.add_argument("--time-budget", type=float, default=10.0, help="seconds per file before TTL000")
+    perf = parser.add_argument_group("performance")
+    perf.add_argument("-j", "--jobs", type=int, default=None,
+                      help="worker processes (default: one per core; 1 analyses in this process)")
+    perf.add_argument("--no-cache", action="store_true", help="neither read nor write the findings cache")
+    perf.add_argument("--cache-dir", default=None,
+                      help="findings cache directory (default: $TORCHTYPE_LINT_CACHE_DIR or .torchtype_lint_cache)")
 
 
 def _configure_rule(parser: argparse.ArgumentParser) -> None:
@@ -184,10 +190,11 @@ def _check(args: argparse.Namespace) -> int:
         settings = plan.settings_for(args.stdin_filename)
         results.append(check_bytes(sys.stdin.buffer.read(), args.stdin_filename, settings))
     else:
-        from .runner import run_files
+        from .runner import make_cache, run_files
 
         for settings, files in plan.groups(args.paths):
-            results.extend(run_files(files, settings))
+            cache = make_cache(settings, args.cache_dir, enabled=not args.no_cache)
+            results.extend(run_files(files, settings, jobs=args.jobs, cache=cache))
     findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
     findings = plan.apply_per_file_ignores(findings)
     for hook in FINDING_HOOKS:
@@ -230,8 +237,14 @@ def _report(args: argparse.Namespace, findings: list, sources: Dict[str, str], f
     sys.stdout.flush()
     n = len(findings)
     if n:
-        fixable = sum(1 for f in findings if f.fix is not None)
-        extra = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""
+        safe = sum(1 for f in findings if f.fix is not None and f.fix.safe)
+        unsafe = sum(1 for f in findings if f.fix is not None and not f.fix.safe)
+        hints = []
+        if safe and not args.fix:
+            hints.append(f"{safe} fixable with --fix")
+        if unsafe and not args.unsafe_fixes:
+            hints.append(f"{unsafe} more with --unsafe-fixes")
+        extra = f" ({', '.join(hints)})" if hints else ""
         print(f"Found {n} finding{'s' if n != 1 else ''}{extra}.", file=sys.stderr)
     if fixed:
         print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)

@@ -8,6 +8,7 @@ and check again: a fix can reveal or settle other findings, so we repeat until n
 """
 from __future__ import annotations
 
+import ast
 import codecs
 import difflib
 import io
@@ -85,14 +86,25 @@ def fix_source(source: str, path: str, settings: Optional[Settings] = None, unsa
         replacements = {id(f.fix.old): (f.fix.old, f.fix.new) for f in todo}
         try:
             new_source = result.module.visit(_ReplaceByIdentity(replacements)).code
-            cst.parse_module(new_source)  # a fix must leave valid Python behind
-        except Exception:  # noqa: BLE001 - a broken fix is dropped, never written
+        except Exception:  # noqa: BLE001 - a fix that cannot be applied is dropped
             return source, fixed, post(result.findings)
+        if not is_valid_python(new_source):
+            return source, fixed, post(result.findings)  # never write a broken file
         if new_source == source:
             return source, fixed, post(result.findings)
         source = new_source
         fixed += len(todo)
     return source, fixed, post(check_source(source, path, settings).findings)
+
+
+def is_valid_python(source: str) -> bool:
+    """Both parsers must accept a fixed file: libcst (we analyse it again) and Python's."""
+    try:
+        cst.parse_module(source)
+        compile(source, "<fixed>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except Exception:  # noqa: BLE001 - any parser failure means "not valid"
+        return False
+    return True
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
