@@ -19,7 +19,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 HOOK_REPO_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml")
@@ -72,14 +72,15 @@ def make_project(directory: Path, files: Dict[str, str]) -> Path:
     return directory
 
 
-def pre_commit(project: Path, *args: str) -> subprocess.CompletedProcess:
+def pre_commit(project: Path, *args: str, env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
     _, _, home = hook_repo()
-    env = dict(os.environ, PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    env = dict(os.environ, **(env or {}), PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
     env.pop("VIRTUAL_ENV", None)  # the hook gets its own environment, not the test's
     return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=project, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
-def run_hook(project: Path, hook: str, files: Sequence[str]) -> subprocess.CompletedProcess:
+def run_hook(project: Path, hook: str, files: Sequence[str],
+             env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
     stage = ["--hook-stage", "manual"] if hook.endswith("-fix") else []
-    return pre_commit(project, "run", hook, *stage, "--files", *files)
+    return pre_commit(project, "run", hook, *stage, "--files", *files, env=env)
