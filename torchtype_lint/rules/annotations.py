@@ -437,14 +437,14 @@ class JaxtypingReturnMismatch(Rule):
 
     ## Example
     ```python
-    def center(x: Float[Tensor, "b c"]) -> Float[Tensor, "b c"]:
-        return x - x.mean(dim=1)
+    def row_totals(x: Float[Tensor, "b c"]) -> Float[Tensor, "b 1"]:
+        return x.sum(dim=1)  # shape (b,)
     ```
 
     ## Use instead
     ```python
-    def center(x: Float[Tensor, "b c"]) -> Float[Tensor, "b c"]:
-        return x - x.mean(dim=1, keepdim=True)
+    def row_totals(x: Float[Tensor, "b c"]) -> Float[Tensor, "b 1"]:
+        return x.sum(dim=1, keepdim=True)
     ```
 
     ## Fix safety
@@ -535,6 +535,10 @@ class JaxtypingMalformedShape(Rule):
 
     ## Fix safety
     No fix (for commas, the intended spelling is usually obvious; it is still left to you).
+
+    ## See also
+    pyflakes' F722/F821 on valid shape strings are a different matter: see TTL601 for how
+    to silence them.
     """
 
     code = "TTL603"
