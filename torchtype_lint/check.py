@@ -10,7 +10,6 @@ import codecs
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -27,20 +26,8 @@ PREFILTER_MARKERS = ("torch", "numpy", "jaxtyping", "torchtyping")
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-@dataclass
-class Settings:
-    selection: Selection = field(default_factory=Selection)
-    time_budget: float = 10.0
-    respect_noqa: bool = True
-
-
-@dataclass
-class FileResult:
-    path: str
-    findings: List[Finding]
-    source: Optional[str] = None
-    module: Optional[cst.Module] = None
-    interpreter: Optional[Interpreter] = None
+# Defined apart so that configuration and warm-cache runs need not import libcst.
+from .settings import FileResult, Settings  # noqa: E402 - re-exported for every front end
 
 
 class DecodeError(Exception):

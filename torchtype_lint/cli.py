@@ -181,12 +181,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import check_bytes
-
     plan = _plan(args)
     _output_format(args)  # reject a bad --output-format before doing the work
     results = []
     if args.stdin_filename:
+        from .check import check_bytes  # here only: a warm-cache run never imports the engine
+
         settings = plan.settings_for(args.stdin_filename)
         results.append(check_bytes(sys.stdin.buffer.read(), args.stdin_filename, settings))
     else:

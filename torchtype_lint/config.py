@@ -29,7 +29,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .check import Settings
+from .settings import Settings
 from .files import DEFAULT_EXCLUDES, discover
 from .selection import Selection, SelectionError, validate_prefixes
 

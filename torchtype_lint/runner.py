@@ -1,16 +1,309 @@
-"""Running ``check`` over many files: the one place that decides order, parallelism and caching."""
+"""Running ``check`` over many files: the one place that decides order, parallelism and caching.
+
+* With a cache, every file's bytes are hashed here first; a hit costs nothing more (a fully
+  warm run never imports the parser, the engine or the rules).
+* The misses are analysed in-process when there is one of them or ``jobs == 1``, otherwise by a
+  small pool of worker processes. The pool is ours rather than ``concurrent.futures``' so that
+  a worker stuck in one native call (libcst's parser is superlinear on some generated inputs
+  and cannot be interrupted) or killed by the OS costs one TTL000 finding for its file, never
+  the run: the parent stops it after a hard deadline and starts a fresh one.
+* Analysis runs in a thread with a large stack and a raised recursion limit, so deeply nested
+  expressions are analysed instead of overflowing the C stack.
+* Results come back in discovery order whatever the scheduling.
+"""
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence
+import os
+import sys
+import threading
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .check import FileResult, Settings, check_path
+from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
 from .files import discover
+from .findings import Finding, Location
+
+from .settings import FileResult
+
+if TYPE_CHECKING:  # the engine is imported only once some file really needs analysing
+    from .settings import Settings
+
+#: Stack of the analysis thread; only the pages really touched are committed.
+ANALYSIS_STACK_BYTES = 512 * 1024 * 1024
+#: Recursion limit while analysing: deep enough for 1,000-deep nesting, far below the stack.
+ANALYSIS_RECURSION_LIMIT = 50_000
+
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_saved_recursion_limit = 0
 
 
-def run_paths(paths: Sequence[str], settings: Settings, excludes: Sequence[str] = ()) -> List[FileResult]:
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def hard_deadline(settings: "Settings") -> float:
+    """Wall seconds after which a worker's file is abandoned. The engine's time budget bounds
+    the analysis; this also bounds parsing, which the budget cannot interrupt."""
+    budget = float(getattr(settings, "time_budget", 10.0) or 10.0)
+    return budget * 2 + 20.0
+
+
+def run_paths(paths: Sequence[str], settings: "Settings", excludes: Sequence[str] = (),
+              jobs: Optional[int] = 1, cache: Optional[Cache] = None) -> List["FileResult"]:
     """Check every file under ``paths``; results in discovery order."""
-    return [check_path(path, settings) for path in discover(paths, excludes)]
+    return run_files(discover(paths, excludes), settings, jobs=jobs, cache=cache)
 
 
-def run_files(files: Iterable[str], settings: Settings) -> List[FileResult]:
-    return [check_path(path, settings) for path in files]
+def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 1,
+              cache: Optional[Cache] = None) -> List["FileResult"]:
+    """Check ``files``; ``jobs=None`` means one worker per available core.
+
+    In-process results keep the libcst nodes of their findings (``finding.node``,
+    ``fix.old``/``fix.new``), which applying fixes needs; results from the cache or from a
+    worker process carry locations and fix text only. Callers that apply fixes pass
+    ``jobs=1, cache=None``.
+    """
+    paths = list(files)
+    results: List[Any] = [None] * len(paths)
+    todo: List[Tuple[int, str]] = []
+    for index, path in enumerate(paths):
+        if cache is not None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:  # vanished, unreadable, a directory...
+                results[index] = _file_result(path, [_read_error(path, exc)], settings)
+                continue
+            cached = cache.get(cache.key(data, path), path)
+            if cached is not None:
+                results[index] = _file_result(path, cached, None)
+                continue
+        todo.append((index, path))
+
+    workers = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
+    if workers <= 1:
+        for index, path in todo:
+            result = check_file(path, settings, cache)
+            results[index] = result
+    else:
+        for index, path, dicts in _run_pool(todo, settings, workers, cache):
+            results[index] = _file_result(path, [finding_from_dict(d, path) for d in dicts], None)
+    return results
+
+
+def check_file(path: str, settings: "Settings", cache: Optional[Cache] = None) -> "FileResult":
+    """Read, analyse (on a deep stack) and cache one file. Never raises."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return _file_result(path, [_read_error(path, exc)], settings)
+    result = check_bytes_deep(data, path, settings)
+    if cache is not None:
+        cache.put(cache.key(data, path), result.findings)
+    return result
+
+
+def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResult":
+    """``check.check_bytes`` in a thread with a big stack and a raised recursion limit."""
+    from .check import check_bytes
+
+    box: Dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = check_bytes(data, path, settings)
+        except BaseException as exc:  # noqa: BLE001 - MemoryError and the like: one file's loss
+            box["error"] = exc
+
+    _raise_recursion_limit()
+    try:
+        thread = _start_deep_thread(target)
+        thread.join()
+    finally:
+        _restore_recursion_limit()
+    if "result" in box:
+        return box["result"]
+    exc = box.get("error")
+    message = f"internal error while analysing this file: {type(exc).__name__}: {exc}" if exc \
+        else "internal error: the analysis thread ended without a result"
+    return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
+
+
+# ---------------------------------------------------------------------- deep stack
+
+
+def _start_deep_thread(target: Any) -> threading.Thread:
+    with _recursion_lock:  # stack_size is process-wide: set it only around this start
+        previous = threading.stack_size()
+        try:
+            threading.stack_size(ANALYSIS_STACK_BYTES)
+        except (ValueError, RuntimeError):  # platforms with a lower ceiling keep their default
+            pass
+        try:
+            thread = threading.Thread(target=target, name="torchtype-lint-analysis", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    return thread
+
+
+def _raise_recursion_limit() -> None:
+    global _recursion_users, _saved_recursion_limit
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _saved_recursion_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved_recursion_limit, ANALYSIS_RECURSION_LIMIT))
+        _recursion_users += 1
+
+
+def _restore_recursion_limit() -> None:
+    global _recursion_users
+    with _recursion_lock:
+        _recursion_users -= 1
+        if _recursion_users == 0:
+            sys.setrecursionlimit(_saved_recursion_limit)
+
+
+# ---------------------------------------------------------------------- worker pool
+
+
+def _worker_main(conn: Any, settings: "Settings", cache: Optional[Cache]) -> None:
+    """A pool worker: receive a path, send back ``(findings as dicts)``; ``None`` ends it."""
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        result = check_file(message, settings, cache)
+        conn.send([finding_to_dict(f) for f in result.findings])
+
+
+class _Worker:
+    def __init__(self, context: Any, settings: "Settings", cache: Optional[Cache]):
+        self.conn, child_conn = context.Pipe(duplex=True)
+        self.process = context.Process(target=_worker_main, args=(child_conn, settings, cache),
+                                       daemon=True, name="torchtype-lint-worker")
+        self.process.start()
+        child_conn.close()
+        self.task: Optional[Tuple[int, str]] = None
+        self.started = 0.0
+
+    def give(self, task: Tuple[int, str]) -> None:
+        self.task = task
+        self.started = time.monotonic()
+        self.conn.send(task[1])
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self.conn.close()
+
+
+def _pool_context() -> Any:
+    import multiprocessing
+
+    # fork shares the already imported engine and rules with the workers; elsewhere, spawn.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: int,
+              cache: Optional[Cache]) -> Iterator[Tuple[int, str, List[Dict[str, Any]]]]:
+    from multiprocessing.connection import wait
+
+    from .check import enabled_rules
+
+    enabled_rules(settings.selection)  # import the rule catalogue once, before forking
+    context = _pool_context()
+    deadline = hard_deadline(settings)
+    pending: Deque[Tuple[int, str]] = deque(todo)
+    pool: List[_Worker] = []
+    try:
+        pool = [_Worker(context, settings, cache) for _ in range(workers)]
+        while True:
+            for worker in pool:
+                if worker.task is None and pending:
+                    worker.give(pending.popleft())
+            busy = [w for w in pool if w.task is not None]
+            if not busy:
+                return
+            now = time.monotonic()
+            timeout = max(0.0, min(w.started + deadline for w in busy) - now)
+            ready = wait([w.conn for w in busy], timeout=timeout)
+            for slot, worker in enumerate(pool):
+                if worker.task is None:
+                    continue
+                index, path = worker.task
+                if worker.conn in ready:
+                    try:
+                        dicts = worker.conn.recv()
+                    except (EOFError, OSError):
+                        code = worker.process.exitcode
+                        worker.stop(kill=True)
+                        pool[slot] = _Worker(context, settings, cache)
+                        yield index, path, _tool_dicts(path, settings, (
+                            "internal error: the worker process analysing this file died"
+                            f" (exit code {code}); the file was skipped"))
+                        continue
+                    worker.task = None
+                    yield index, path, dicts
+                elif time.monotonic() - worker.started > deadline:
+                    worker.stop(kill=True)
+                    pool[slot] = _Worker(context, settings, cache)
+                    yield index, path, _tool_dicts(path, settings, (
+                        f"analysis did not finish within {deadline:g}s of wall time (parsing"
+                        " included); the worker was stopped and the file skipped"))
+    finally:
+        for worker in pool:
+            worker.stop(kill=worker.task is not None)
+
+
+# ---------------------------------------------------------------------- tool findings
+
+
+def _read_error(path: str, exc: OSError) -> Finding:
+    return _tool_finding("TTL001", path, f"could not read file: {exc.strerror or exc}")
+
+
+def _tool_finding(code: str, path: str, message: str) -> Finding:
+    return Finding(code, message, "error", path, Location(1, 0, 1, 0))
+
+
+def _tool_dicts(path: str, settings: "Settings", message: str) -> List[Dict[str, Any]]:
+    finding = _tool_finding("TTL000", path, message)
+    if not settings.selection.is_enabled(finding.code, True):
+        return []
+    return [finding_to_dict(finding)]
+
+
+def _file_result(path: str, findings: List[Finding], settings: Optional["Settings"]) -> "FileResult":
+    if settings is not None:
+        findings = [f for f in findings if settings.selection.is_enabled(f.code, True)]
+    return FileResult(path, findings)
+
+
+def make_cache(settings: "Settings", cache_dir: Optional[str] = None, enabled: bool = True) -> Optional[Cache]:
+    """The cache a command-line run uses: ``cache_dir``, else ``$TORCHTYPE_LINT_CACHE_DIR``, else
+    ``.torchtype_lint_cache`` in the working directory; ``None`` when disabled."""
+    if not enabled:
+        return None
+    directory = cache_dir or os.environ.get("TORCHTYPE_LINT_CACHE_DIR") or DEFAULT_CACHE_DIR
+    return Cache(directory, settings)

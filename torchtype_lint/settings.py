@@ -1,0 +1,33 @@
+"""The plain data every front end passes around: analysis settings and one file's result.
+
+Kept apart from ``check.py`` and free of libcst so that reading configuration and serving a
+fully warm cache never imports the parser or the engine (about a third of a second).
+``check`` re-exports both names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, List, Optional
+
+from .findings import Finding
+from .selection import Selection
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+
+@dataclass
+class Settings:
+    selection: Selection = field(default_factory=Selection)
+    time_budget: float = 10.0
+    respect_noqa: bool = True
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: List[Finding]
+    source: Optional[str] = None
+    module: Optional["cst.Module"] = None
+    #: The engine's ``Interpreter`` when asked to keep the analysis (explain, editors).
+    interpreter: Optional[Any] = None
