@@ -1,12 +1,26 @@
-"""``torchtype-lint explain FILE``: every assignment with its inferred value and provenance."""
+"""``torchtype-lint explain FILE``: every assignment with its inferred value and provenance.
+
+One line per binding, in source order::
+
+    12: x: Tensor[float64, (4, 3)] <- line 11: torch.from_numpy(a) (torch.from_numpy keeps the
+        ndarray's dtype) <- line 10: np.random.rand(4, 3) (np.random.rand gives float64)
+
+(on one line). A function analysed in several contexts (standalone, and per call site) shows
+each distinct value it had; an unknown value is left out when the same binding also had a known
+one. Function parameters are listed as ``name (parameter)``.
+"""
 from __future__ import annotations
 
-from typing import List
+from typing import Any, Dict, List, Tuple
 
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .check import Settings, check_path
 from .selection import Selection
+
+#: How many provenance links a line shows (newest first, the root cause last).
+MAX_LINKS = 3
+SNIPPET_LIMIT = 50
 
 
 def explain_path(path: str) -> str:
@@ -23,27 +37,51 @@ def explain_result(result) -> str:  # noqa: ANN001 - FileResult
                         keep_analysis=True)
     if full.interpreter is None or full.module is None:
         return "".join(f.concise() + "\n" for f in full.findings) or "(nothing to explain)\n"
-    positions = MetadataWrapper(full.module, unsafe_skip_copy=True).resolve(PositionProvider)
-    lines: List[str] = []
+    return explain_interpreter(full.interpreter, full.module)
+
+
+def explain_interpreter(interpreter: Any, module: Any) -> str:
+    """The explain text for an interpreter that has run over ``module``."""
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    entries: List[Tuple[int, int, str]] = []
+    known_targets: Dict[Tuple[int, str], bool] = {}
     seen = set()
-    for assignment in full.interpreter.assignments:
+    for order, assignment in enumerate(interpreter.assignments):
         pos = positions.get(assignment.node)
         if pos is None:
             continue
-        key = (pos.start.line, assignment.name, assignment.value.describe())
+        line = pos.start.line
+        label = f"{assignment.name} (parameter)" if assignment.is_parameter else assignment.name
+        key = (line, label, assignment.description)
         if key in seen:
             continue
         seen.add(key)
-        text = f"{pos.start.line}: {assignment.name}: {assignment.value.describe()}"
-        origin = getattr(assignment.value, "origin", None)
-        if origin is not None and getattr(origin, "node", None) in positions:
-            root = origin.chain()[-1]
-            if root.node in positions:
-                snippet = " ".join(full.module.code_for_node(root.node).split())
-                if len(snippet) > 50:
-                    snippet = snippet[:47] + "..."
-                note = f" ({root.note})" if root.note else ""
-                text += f" <- line {positions[root.node].start.line}: {snippet}{note}"
+        if assignment.description != "unknown":
+            known_targets[(line, label)] = True
+        text = f"{line}: {label}: {assignment.description}"
+        text += _provenance(getattr(assignment.value, "origin", None), module, positions)
+        entries.append((line, order, text))
+    lines = []
+    for line, _, text in sorted(entries):
+        label = text.split(": ", 2)[1]
+        if text.endswith(": unknown") and known_targets.get((line, label)):
+            continue  # the same binding is known in another context
         lines.append(text)
-    lines.sort(key=lambda s: int(s.split(":", 1)[0]))
-    return "\n".join(lines) + ("\n" if lines else "(no assignments)\n")
+    return "\n".join(lines) + "\n" if lines else "(no assignments)\n"
+
+
+def _provenance(origin: Any, module: Any, positions: Any) -> str:
+    if origin is None:
+        return ""
+    parts = []
+    for link in origin.chain()[:MAX_LINKS]:
+        if link.node is None or link.node not in positions:
+            continue
+        snippet = " ".join(module.code_for_node(link.node).split())
+        if len(snippet) > SNIPPET_LIMIT:
+            snippet = snippet[:SNIPPET_LIMIT - 3] + "..."
+        note = f" ({link.note})" if link.note else ""
+        part = f" <- line {positions[link.node].start.line}: {snippet}{note}"
+        if part not in parts:
+            parts.append(part)
+    return "".join(parts)

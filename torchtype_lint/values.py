@@ -33,9 +33,12 @@ COMMON_DTYPES: Tuple[str, ...] = (
 )
 INTEGER_DTYPES: FrozenSet[str] = frozenset(
     {UINT8, INT8, INT16, INT32, INT64, "uint16", "uint32", "uint64"}
+    # sub-byte integer dtypes (torch.int1 ... torch.uint7), which jaxtyping's Int/UInt admit
+    | {f"int{n}" for n in range(1, 8)} | {f"uint{n}" for n in range(1, 8)}
 )
 FLOAT_DTYPES: FrozenSet[str] = frozenset(
-    {FLOAT16, BFLOAT16, FLOAT32, FLOAT64, "float8_e4m3fn", "float8_e5m2"}
+    {FLOAT16, BFLOAT16, FLOAT32, FLOAT64, "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+     "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2"}
 )
 COMPLEX_DTYPES: FrozenSet[str] = frozenset({COMPLEX64, COMPLEX128, "complex32"})
 
@@ -76,7 +79,28 @@ def describe_dtypes(dtypes: DTypes) -> str:
         return "?"
     if len(dtypes) == 1:
         return next(iter(dtypes))
+    if len(dtypes) > 4:
+        # The big sets come from annotations (jaxtyping's Float, Real...): name them.
+        name = _named_dtype_sets().get(dtypes)
+        if name is not None:
+            return name
     return "{" + ", ".join(sorted(dtypes, key=_dtype_order)) + "}"
+
+
+_NAMED_SETS: Dict[FrozenSet[str], str] = {}
+
+
+def _named_dtype_sets() -> Dict[FrozenSet[str], str]:
+    if not _NAMED_SETS:
+        from .knowledge.annotations import JAXTYPING_DTYPES  # late: knowledge imports values
+
+        names = {"Float": "any float", "Int": "any signed int", "UInt": "any unsigned int",
+                 "Integer": "any int", "Real": "any real", "Num": "any number",
+                 "Inexact": "any float or complex", "Complex": "any complex"}
+        for cls, label in names.items():
+            if JAXTYPING_DTYPES.get(cls):
+                _NAMED_SETS[JAXTYPING_DTYPES[cls]] = label
+    return _NAMED_SETS
 
 
 def _dtype_order(dtype: str) -> Tuple[int, str]:
@@ -404,13 +428,16 @@ class InstanceValue(Value):
     Attributes assigned on ``self`` are recorded in ``attrs`` (mutable: the heap object).
     """
 
-    __slots__ = ("cls", "attrs", "origin")
+    __slots__ = ("cls", "attrs", "origin", "cast_attrs")
     kind = "instance"
 
     def __init__(self, cls: ClassValue, origin: Optional[Origin] = None):
         self.cls = cls
         self.attrs: Dict[str, Value] = {}
         self.origin = origin
+        #: Attributes that module casts (``model.double()``) convert: registered buffers and
+        #: ``nn.Parameter`` attributes. Plain tensor attributes are left alone by torch.
+        self.cast_attrs: set = set()
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"

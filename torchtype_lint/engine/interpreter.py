@@ -30,7 +30,7 @@ from ..values import (
     CallArgs, Callee,
     BOOL, FLOAT32, FLOAT64, INT64, TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue,
     FunctionValue, InstanceValue, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue,
-    StringValue, SymbolValue, TensorValue, Value, join,
+    StringValue, SymbolValue, TensorValue, Value, is_floating, join, with_origin,
 )
 
 Listener = Callable[[Any, "Interpreter"], None]
@@ -47,6 +47,7 @@ _BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enu
                   "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
                   "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
 
+_PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 _MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"}
 _DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
                   "torch.utils.data.IterableDataset"}
@@ -109,11 +110,19 @@ class DataLoaderValue(Value):
 
 @dataclass
 class Assignment:
-    """A binding made by an assignment statement, for ``explain`` and hover."""
+    """A binding made by an assignment statement (or a parameter), for ``explain`` and hover."""
 
     node: Any  # the target Name / Attribute node
     name: str
     value: Value
+    #: ``value.describe()`` when the binding was made: modules are mutable (``model.double()``
+    #: changes them later), and explain must show what was true at this line.
+    description: str = ""
+    is_parameter: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.description:
+            self.description = self.value.describe()
 
 
 class Interpreter:
@@ -513,6 +522,9 @@ class Interpreter:
             owner = self.eval(target.value)
             if isinstance(owner, InstanceValue):
                 name = target.attr.value
+                if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and isinstance(stmt.value, cst.Call) \
+                        and self._callee_name(stmt.value) in _PARAMETER_CLASSES:
+                    owner.cast_attrs.add(name)
                 if self.branch_depth and name in owner.attrs:
                     value = join(owner.attrs[name], value)
                 owner.attrs[name] = value
@@ -837,10 +849,10 @@ class Interpreter:
     def call_symbol(self, qualname: str, args: CallArgs, node: Any) -> Value:
         if qualname.startswith("torch.nn.functional."):
             return _functional(qualname[20:], args, node, self.tenv)
+        if qualname in ("torch.nn.parameter.Parameter", "torch.nn.Parameter"):
+            return _parameter(args, node)
         if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
             return NN.construct(qualname[9:], args, node)
-        if qualname in ("torch.nn.parameter.Parameter",):
-            return _parameter(args, node)
         if qualname == "torch.set_default_dtype":
             dtype = T.dtype_of_arg(args.get(0))
             # torch accepts any floating dtype here (float16/bfloat16 too); complex defaults
@@ -894,6 +906,18 @@ class Interpreter:
             return module
         if name in ("cpu", "eval", "train", "requires_grad_", "share_memory", "zero_grad"):
             return module
+        if isinstance(module, InstanceValue) and name in ("register_buffer", "register_parameter",
+                                                          "add_module", "register_module"):
+            attr = args.get(0, "name")
+            if isinstance(attr, StringValue) and attr.const is not None and not args.has_star:
+                value = args.get(1, {"register_buffer": "tensor", "register_parameter": "param"}.get(
+                    name, "module"))
+                if self.branch_depth and attr.const in module.attrs:
+                    value = join(module.attrs[attr.const], value)
+                module.attrs[attr.const] = value
+                if name in ("register_buffer", "register_parameter"):
+                    module.cast_attrs.add(attr.const)
+            return NoneValue()
         if isinstance(module, ModuleValue) and name == "forward":
             return NN.call_module(module, args, node)
         return TOP
@@ -1040,6 +1064,8 @@ class Interpreter:
                 fnode.params.kwonly_params):
             if param.name.value == name:
                 self._set(param.name, value)
+                if name not in ("self", "cls"):
+                    self.assignments.append(Assignment(param.name, name, value, is_parameter=True))
                 return
 
     def iterate(self, iterable: Value) -> Value:
@@ -1071,7 +1097,19 @@ class Interpreter:
         self.recording = False
         try:
             if isinstance(node, cst.SimpleString):
-                return TOP
+                # A forward reference: "Float[Tensor, 'b c']" reads like the unquoted form.
+                text = node.evaluated_value
+                if not isinstance(text, str) or len(text) > 200:
+                    return TOP
+                try:
+                    parsed = cst.parse_expression(text)
+                except Exception:  # noqa: BLE001 - not an expression: not an annotation we read
+                    return TOP
+                value = self._annotation_value(parsed)
+                # Provenance points at the string in the file, not at the re-parsed copy.
+                if value.origin is not None:
+                    value = with_origin(value, Origin(node, value.origin.note))
+                return value
             if isinstance(node, cst.Subscript):
                 base = self.eval(node.value)
                 if not isinstance(base, SymbolValue):
@@ -1094,6 +1132,8 @@ class Interpreter:
                             shape, _ = A.parse_shape_string(text)
                     return TensorValue(A.JAXTYPING_DTYPES[cls_name], shape,
                                        Origin(node, f"annotated {cls_name}[Tensor, ...]"))
+                if qual in ("torchtyping.TensorType", "torchtyping.tensor_type.TensorType"):
+                    return self._torchtyping(node)
                 if qual in ("typing.Optional",):
                     return TOP
                 if qual in ("typing.Tuple", "builtins.tuple", "typing.List", "builtins.list"):
@@ -1124,6 +1164,55 @@ class Interpreter:
             return TOP
         finally:
             self.recording = recording
+
+    def _torchtyping(self, node: cst.Subscript) -> Value:
+        """``TensorType["batch", 3, torch.float32]``: str dims are named, ints fixed (-1 any),
+        ``...`` any number of dims, ``"name": size`` a named fixed size; dtypes are torch
+        dtypes or ``int``/``bool``/``float`` (which torchtyping reads as the default dtype)."""
+        dims: List[Any] = []
+        variadic = False
+        dtypes: Any = None
+        for element in node.slice:
+            part = element.slice
+            if isinstance(part, cst.Slice):  # "name": size
+                upper = part.upper
+                if isinstance(upper, cst.Integer):
+                    size = int(upper.value)
+                    dims.append(None if size == -1 else size)
+                elif isinstance(upper, cst.SimpleString) and isinstance(upper.evaluated_value, str):
+                    dims.append(upper.evaluated_value)
+                elif isinstance(upper, cst.Ellipsis):
+                    variadic = True
+                else:
+                    return TOP
+                continue
+            value_node = part.value
+            if isinstance(value_node, cst.Ellipsis):
+                variadic = True
+            elif isinstance(value_node, cst.SimpleString):
+                name = value_node.evaluated_value
+                dims.append(name if isinstance(name, str) and name.isidentifier() else None)
+            elif isinstance(value_node, (cst.Integer, cst.UnaryOperation)):
+                size = self.eval(value_node)
+                const = size.const if isinstance(size, ScalarValue) else None
+                dims.append(None if not isinstance(const, int) or const == -1 else const)
+            else:
+                value = self.eval(value_node)
+                if isinstance(value, DTypeValue):
+                    dtypes = frozenset({value.dtype})
+                elif isinstance(value, SymbolValue) and value.qualname in ("builtins.int", "builtins.bool",
+                                                                            "builtins.float"):
+                    py = value.qualname[9:]
+                    dtypes = frozenset({self.default_float if py == "float" else
+                                        {"int": INT64, "bool": BOOL}[py]})
+                elif isinstance(value, SymbolValue) and value.qualname.endswith("is_float"):
+                    dtypes = A.JAXTYPING_DTYPES["Float"]
+                elif isinstance(value, NoneValue):
+                    dims.append(None)
+                else:
+                    continue  # layouts and other details say nothing about dtype or shape
+        shape = None if variadic or not dims else tuple(dims)
+        return TensorValue(dtypes, shape, Origin(node, "annotated TensorType[...]"))
 
     def _name_constant(self, node: cst.Name) -> Value:
         if node.value == "True":
@@ -1313,9 +1402,16 @@ def _set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
         for child in module.children:
             _set_module_dtype(child, dtype, origin, weak, seen)
     elif isinstance(module, InstanceValue):
-        for value in module.attrs.values():
+        for name, value in list(module.attrs.items()):
             if isinstance(value, (ModuleValue, InstanceValue)):
                 _set_module_dtype(value, dtype, origin, weak, seen)
+            elif name in module.cast_attrs and isinstance(value, TensorValue) and value.dtypes is not None:
+                # Module casts convert floating-point parameters and buffers only.
+                converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
+                if converted != value.dtypes:
+                    module.attrs[name] = TensorValue(converted | value.dtypes if weak else converted,
+                                                     value.shape, origin, value.device,
+                                                     value.requires_grad)
 
 
 def _is_module_class(cls: ClassValue) -> bool:

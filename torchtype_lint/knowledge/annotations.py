@@ -8,22 +8,30 @@ from ..values import (
     INT64, UINT8, Dim, Shape,
 )
 
-_INTS = frozenset({INT8, INT16, INT32, INT64})
-_UINTS = frozenset({UINT8, "uint16", "uint32", "uint64"})
-_FLOATS = frozenset({FLOAT16, BFLOAT16, FLOAT32, FLOAT64})
+_INTS = frozenset({"int2", "int4", INT8, INT16, INT32, INT64})
+_UINTS = frozenset({"uint2", "uint4", UINT8, "uint16", "uint32", "uint64"})
+_FLOAT8 = frozenset({"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"})
+_FLOATS = frozenset({FLOAT16, BFLOAT16, FLOAT32, FLOAT64}) | _FLOAT8
 _COMPLEX = frozenset({COMPLEX64, COMPLEX128})
 
-#: jaxtyping dtype classes and the torch dtypes each admits (jaxtyping 0.3).
+#: jaxtyping dtype classes and the torch dtypes each admits: jaxtyping's own dtype list for
+#: the class (jaxtyping 0.3), restricted to names that are torch dtypes, since jaxtyping
+#: compares a tensor's dtype name with that list. Checked against the installed jaxtyping in
+#: tests/test_knowledge_annotations.py. ``Shaped`` admits any dtype (None).
 JAXTYPING_DTYPES: dict = {
-    "Shaped": None,  # any dtype
+    "Shaped": None,
     "Bool": frozenset({BOOL}),
-    "UInt": _UINTS, "UInt8": frozenset({UINT8}), "UInt16": frozenset({"uint16"}),
+    "UInt": _UINTS, "UInt2": frozenset({"uint2"}), "UInt4": frozenset({"uint4"}),
+    "UInt8": frozenset({UINT8}), "UInt16": frozenset({"uint16"}),
     "UInt32": frozenset({"uint32"}), "UInt64": frozenset({"uint64"}),
-    "Int": _INTS, "Int8": frozenset({INT8}), "Int16": frozenset({INT16}),
+    "Int": _INTS, "Int2": frozenset({"int2"}), "Int4": frozenset({"int4"}),
+    "Int8": frozenset({INT8}), "Int16": frozenset({INT16}),
     "Int32": frozenset({INT32}), "Int64": frozenset({INT64}),
     "Integer": _INTS | _UINTS,
     "Float": _FLOATS, "Float16": frozenset({FLOAT16}), "BFloat16": frozenset({BFLOAT16}),
     "Float32": frozenset({FLOAT32}), "Float64": frozenset({FLOAT64}),
+    "Float8e4m3fn": frozenset({"float8_e4m3fn"}), "Float8e4m3fnuz": frozenset({"float8_e4m3fnuz"}),
+    "Float8e5m2": frozenset({"float8_e5m2"}), "Float8e5m2fnuz": frozenset({"float8_e5m2fnuz"}),
     "Complex": _COMPLEX, "Complex64": frozenset({COMPLEX64}), "Complex128": frozenset({COMPLEX128}),
     "Inexact": _FLOATS | _COMPLEX,
     "Real": _FLOATS | _INTS | _UINTS,
@@ -44,10 +52,9 @@ def parse_shape_string(spec: str) -> Tuple[Shape, Tuple[str, ...]]:
     """
     dims = []
     variadics = []
-    tokens = spec.replace(",", " , ").split()
-    if "," in tokens:
-        raise ShapeSpecError("dimensions are separated by spaces, not commas")
-    for token in tokens:
+    for token in spec.split():
+        if "," in token and "(" not in token:  # min(a,b) may hold a comma; "b,c" may not
+            raise ShapeSpecError("dimensions are separated by spaces, not commas")
         dim, is_variadic = _parse_dim(token)
         if is_variadic:
             variadics.append(token)
@@ -60,31 +67,44 @@ def parse_shape_string(spec: str) -> Tuple[Shape, Tuple[str, ...]]:
 
 
 def _parse_dim(token: str) -> Tuple[Dim, bool]:
+    """One token: an int (fixed), a str (a named dim, bound per call) or None (anything:
+    anonymous ``_x``, broadcastable ``#x``, ``?x``, or an expression such as ``n-1``)."""
     if token == "...":
         return None, True
+    if "=" in token:  # "doc=spec": the text before '=' is documentation only
+        token = token.split("=", 1)[1]
+        if not token:
+            raise ShapeSpecError("nothing after '=' in a dimension")
     modifiers = ""
     body = token
     while body and body[0] in "*#?":
+        if body[0] in modifiers:
+            raise ShapeSpecError(f"{token!r} repeats the modifier {body[0]!r}")
         modifiers += body[0]
         body = body[1:]
-    if "=" in body:  # "name=expr": the name is documentation, the value an expression
-        body = body.split("=", 1)[0]
+    anonymous = body.startswith("_")
     if not body:
         raise ShapeSpecError(f"dimension {token!r} has no name")
     if body == "_" and "#" in modifiers:
         raise ShapeSpecError(f"{token!r}: '#' cannot be combined with an anonymous '_' dimension")
     variadic = "*" in modifiers
     if body.isdigit():
-        if variadic:
+        if variadic or "?" in modifiers:
             raise ShapeSpecError(f"{token!r}: a fixed-size dimension cannot be variadic")
         return (None if "#" in modifiers else int(body)), False
-    if body == "_":
-        return None, variadic
-    if not (body[0].isalpha() or body[0] == "_") or not all(c.isalnum() or c in "_+-*/()" for c in body):
+    if anonymous and body[1:].isdigit():
+        raise ShapeSpecError(f"{token!r}: an anonymous dimension cannot be a number")
+    if body.isidentifier():
+        if anonymous or "#" in modifiers or "?" in modifiers:
+            return None, variadic
+        return body, variadic
+    # A symbolic expression (jaxtyping evaluates it at call time): unknown here.
+    if variadic or anonymous:
+        raise ShapeSpecError(f"{token!r}: an expression cannot be variadic or anonymous")
+    if not (body[0].isalnum() or body[0] in "(_") or not all(c.isalnum() or c in "_+-*/() ,"
+                                                              for c in body):
         raise ShapeSpecError(f"{token!r} is not a valid dimension")
-    if "#" in modifiers or "?" in modifiers:
-        return None, variadic
-    return body, variadic
+    return None, False
 
 
 def tensor_annotation_dtypes(class_name: str) -> Optional[FrozenSet[str]]:
