@@ -201,3 +201,25 @@ async def test_hover_shows_dtype_shape_and_origin(client: LanguageClient, tmp_pa
     nothing = await client.text_document_hover_async(T.HoverParams(
         text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=5, character=7)))
     assert nothing is None
+
+
+async def test_configuration_changes_recheck_open_documents(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "configured.py")
+    _open(client, uri, BAD)
+    assert len(await _published(client, uri)) == 1
+
+    # The editor reports a changed pyproject.toml: open documents are checked again with it.
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.torchtype-lint]\nignore = ["TTL101"]\n')
+    client.diagnostics.pop(uri)
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(changes=[
+        T.FileEvent(uri=pyproject.as_uri(), type=T.FileChangeType.Changed)]))
+    assert await _published(client, uri) == []
+
+    # A broken configuration is shown to the user, and the defaults are used meanwhile.
+    pyproject.write_text('[tool.torchtype-lint]\nselekt = ["TTL1"]\n')
+    client.diagnostics.pop(uri)
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(changes=[
+        T.FileEvent(uri=pyproject.as_uri(), type=T.FileChangeType.Changed)]))
+    assert len(await _published(client, uri)) == 1
+    assert any("selekt" in m.message and m.type == T.MessageType.Error for m in client.messages)
