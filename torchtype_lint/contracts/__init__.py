@@ -1,0 +1,7 @@
+"""Op dtype contracts: which dtypes each torch operator supports on CPU and on CUDA.
+
+The table is generated from torch's own operator test database (OpInfo, in
+``torch.testing._internal.common_methods_invocations.op_db``) by ``generate.py`` and shipped
+as ``torchtype_lint/data/op_contracts.json``. The linter reads it through ``table.py``, which
+never imports torch; only the generator does (``python -m torchtype_lint.contracts generate``).
+"""
