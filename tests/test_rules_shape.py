@@ -84,9 +84,21 @@ def test_lenet_chain_in_forward_names_the_layer_that_made_the_shape():
     """
     f = one(body, "TTL502")
     assert "Linear(400, 120) expects 400 input features" in f.message
-    assert "`x` has 256 (shape (8, 256)" in f.message
-    assert f"since line {line_of(body, 'self.conv2 = ')}: `nn.Conv2d(6, 16, 5)`, the layer whose output it is" in f.message
+    assert "`x` has 256 (shape (8, 256), computed by the layers before it from an input of shape " \
+           "(8, 1, 28, 28)" in f.message
+    assert f"since line {line_of(body, 'out = LeNet()')}: `torch.randn(8, 1, 28, 28)`" in f.message
     assert f.line == line_of(body, "return self.fc1(x)")
+
+
+def test_chain_provenance_continues_through_tensor_methods():
+    body = """
+    conv = nn.Conv2d(1, 4, 3)
+    features = conv(torch.randn(2, 1, 10, 10))
+    fc = nn.Linear(10, 2)
+    out = fc(features.sum(1).flatten(1))
+    """
+    f = one(body, "TTL502")
+    assert "has 64 (shape (2, 64), computed by the layers before it from an input of shape (2, 1, 10, 10)" in f.message
 
 
 def test_same_model_on_32px_input_is_silent():

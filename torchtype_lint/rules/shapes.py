@@ -191,6 +191,72 @@ def _module_call(node: cst.Call, ev: Any) -> Optional[Tuple[ModuleValue, Value, 
     return module, callee.args.get(0, "input"), callee.args.node(0, "input")
 
 
+#: Per analysis: id(tensor value) -> (the value, the tensor that entered the first layer
+#: of the chain it came out of). Values are kept alive in the table, so ids stay unique.
+_CHAIN_SOURCE: "weakref.WeakKeyDictionary[Any, Dict[int, Tuple[Value, TensorValue]]]" = weakref.WeakKeyDictionary()
+
+
+def track_layer_chain(node: cst.Call, ev: Any) -> None:
+    """Remember where a layer chain started, for messages about its output.
+
+    A layer call starts a chain at its input; any call (``F.relu``, ``torch.flatten``,
+    another layer) on a tensor of a chain continues it. Listeners see calls in evaluation
+    order, so ``fc1(flatten(pool(relu(conv(x)))))`` traces back to ``x``.
+    """
+    callee = ev.callee(node)
+    if callee is None:
+        return
+    result = callee.result
+    if isinstance(result, SequenceValue) and result.items:
+        result = result.items[0]  # LSTM/GRU: (output, state)
+    if not isinstance(result, TensorValue):
+        return
+    try:
+        table = _CHAIN_SOURCE.setdefault(ev, {})
+    except TypeError:
+        return
+    if id(result) in table:
+        return
+    inputs = [callee.receiver] + list(callee.args.pos) + list(callee.args.kw.values())
+    for value in inputs:
+        entry = table.get(id(value))
+        if entry is not None and entry[0] is value:
+            table[id(result)] = (result, entry[1])
+            return
+    if callee.kind == "module":
+        first = callee.args.get(0, "input")
+        if isinstance(first, TensorValue) and first is not result:
+            table[id(result)] = (result, first)
+
+
+def chain_source(value: Value, ev: Any) -> Optional[TensorValue]:
+    """The tensor whose trip through layers produced ``value``, if it did."""
+    try:
+        table = _CHAIN_SOURCE.get(ev)
+    except TypeError:
+        return None
+    entry = table.get(id(value)) if table else None
+    if entry is None or entry[0] is not value or entry[1] is value:
+        return None
+    return entry[1]
+
+
+def describe_input(value: TensorValue, ev: Any) -> Tuple[str, Optional[Origin]]:
+    """"shape (4, 256)" plus where it came from, and the origin to render for ``{origin}``.
+
+    For a layer chain's output the story starts at the chain's input: "computed by the
+    layers before it from an input of shape (4, 1, 28, 28) since line 30: ...".
+    """
+    shape = describe_shape(value.shape)
+    source = chain_source(value, ev)
+    if source is not None and source.shape is not None:
+        origin = shape_origin(source, ev)
+        return (_with_origin(f"shape {shape}, computed by the layers before it from an input of "
+                             f"shape {describe_shape(source.shape)}", origin), origin)
+    origin = shape_origin(value, ev)
+    return _with_origin(f"shape {shape}", origin), origin
+
+
 class _LayerRule(Rule):
     """Shared visit for the layer-contract rules (TTL501-TTL505): one layer call, or the
     first failing layer of an ``nn.Sequential`` call."""
@@ -198,6 +264,7 @@ class _LayerRule(Rule):
     listens = (cst.Call,)
 
     def visit(self, node: cst.Call, ev: Any) -> None:
+        track_layer_chain(node, ev)
         found = _module_call(node, ev)
         if found is None:
             return
@@ -209,17 +276,14 @@ class _LayerRule(Rule):
             if failure is None or failure[2][0] != self.code:
                 return
             path, layer, (code, expects, got), shape = failure
-            origin = shape_origin(x, ev)
+            described, origin = describe_input(x, ev)
             if path:
-                subject = (f"its input (the output of {' -> '.join(path)} on {_subject(x_node)}, "
-                           f"{_with_origin('shape ' + describe_shape(x.shape), origin)})")
+                subject = f"its input (the output of {' -> '.join(path)} on {_subject(x_node)}, {described})"
                 self.report(node, f"{layer_label(layer)} inside this nn.Sequential {expects}; "
                                   f"{subject} {got} (shape {describe_shape(shape)})", origin=origin)
             else:
                 self.report(node, f"{layer_label(layer)}, the first layer of this nn.Sequential, "
-                                  f"{expects}; {_subject(x_node)} {got} "
-                                  f"({_with_origin('shape ' + describe_shape(shape), origin)})",
-                            origin=origin)
+                                  f"{expects}; {_subject(x_node)} {got} ({described})", origin=origin)
             return
         if _flattened_batch(ev, x, module) is not None:
             return  # TTL513 explains this one better
@@ -227,9 +291,9 @@ class _LayerRule(Rule):
         if problem is None or problem[0] != self.code:
             return
         _, expects, got = problem
-        origin = shape_origin(x, ev)
-        self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} "
-                          f"({_with_origin('shape ' + describe_shape(x.shape), origin)})", origin=origin)
+        described, origin = describe_input(x, ev)
+        self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} ({described})",
+                    origin=origin)
 
 
 @register
@@ -788,6 +852,7 @@ class ReshapeElementCount(Rule):
     runtime = RuntimeClaim("RuntimeError", r"shape '\[[-0-9, ]+\]' is invalid for input of size \d+")
 
     def visit(self, node: cst.Call, ev: Any) -> None:
+        track_layer_chain(node, ev)
         callee = ev.callee(node)
         if callee is None or callee.args.has_star:
             return
@@ -809,9 +874,8 @@ class ReshapeElementCount(Rule):
         problem = reshape_problem(src, tuple(target))
         if problem is None:
             return
-        origin = shape_origin(x, ev)
-        self.report(node, f"cannot view {_subject(x_node)} "
-                          f"({_with_origin('shape ' + describe_shape(src), origin)}) as "
+        described, origin = describe_input(x, ev)  # type: ignore[arg-type]
+        self.report(node, f"cannot view {_subject(x_node)} ({described}) as "
                           f"[{', '.join(str(d) for d in target)}]: {problem}", origin=origin)
 
 
