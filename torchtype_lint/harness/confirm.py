@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..rules.base import RuntimeClaim, all_rules
 from . import fixtures as fx
-from .pool import DEVICES, DeviceRun, run_jobs
+from .pool import DEVICES, DeviceRun, Workers
 
 CONFIRMED, CONTRADICTED, SKIPPED, UNVERIFIED = "confirmed", "contradicted", "skipped", "unverified"
 RECORD_PATH = Path(__file__).resolve().parents[1] / "data" / "confirmations.json"
@@ -76,6 +77,7 @@ class ConfirmReport:
     fixtures_run: int
     seconds: float
     worker_errors: Dict[str, str] = field(default_factory=dict)
+    lint_seconds: float = 0.0
 
     @property
     def contradictions(self) -> List[RuleStatus]:
@@ -233,8 +235,20 @@ def confirm(codes: Optional[Iterable[str]] = None, devices: Sequence[str] = ("cp
     selected = sorted(wanted if wanted is not None else
                       (set(found) | {c for c, claim in claims.items() if claim is not None}))
     jobs = [{"id": f.ident, "path": str(f.path)} for code in selected for f in found.get(code, [])]
-    runs: Dict[str, DeviceRun] = run_jobs({d: jobs for d in devices}, parallel, timeout) if jobs else {
-        d: DeviceRun(d, d == "cpu") for d in devices}
+    runs: Dict[str, DeviceRun] = {d: DeviceRun(d, d == "cpu") for d in devices}
+    runner = None
+    if jobs:
+        # torch runs the fixtures in its worker while this process lints them.
+        workers = Workers(devices, parallel, timeout)
+        runner = threading.Thread(target=lambda: runs.update(workers.run({d: jobs for d in devices})))
+        runner.start()
+    findings: Dict[str, Set[Tuple[int, str]]] = {}
+    lint_started = time.perf_counter()
+    if lint:
+        findings = {f.ident: lint_fixture(f) for code in selected for f in found.get(code, [])}
+    lint_seconds = time.perf_counter() - lint_started
+    if runner is not None:
+        runner.join()
     statuses: Dict[str, Dict[str, RuleStatus]] = {}
     torch_says_bad: Dict[str, bool] = {}
     for code in selected:
@@ -251,13 +265,11 @@ def confirm(codes: Optional[Iterable[str]] = None, devices: Sequence[str] = ("cp
     agreement: Dict[str, LintAgreement] = {}
     if lint:
         for code in selected:
-            items = found.get(code, [])
-            findings = {f.ident: lint_fixture(f) for f in items}
-            agreement[code] = agree(code, items, torch_says_bad, findings)
+            agreement[code] = agree(code, found.get(code, []), torch_says_bad, findings)
     version = next((r.torch for r in runs.values() if r.torch != "?"), "?")
     return ConfirmReport(version, tuple(devices), {d: r.available for d, r in runs.items()},
                          statuses, agreement, len(jobs), time.perf_counter() - started,
-                         {d: r.error for d, r in runs.items() if r.error})
+                         {d: r.error for d, r in runs.items() if r.error}, lint_seconds)
 
 
 # --------------------------------------------------------------------------- output
@@ -274,12 +286,13 @@ def _cell(status: RuleStatus) -> str:
 
 
 def render(report: ConfirmReport) -> str:
-    lines = [f"Runtime claims against torch {report.torch_version} "
-             f"({report.fixtures_run} fixture runs per device, {report.seconds:.1f}s)", ""]
+    lines = [f"Runtime claims against torch {report.torch_version}: {report.fixtures_run} fixtures "
+             f"per device in {report.seconds:.1f}s (linting them: {report.lint_seconds:.1f}s, overlapped)", ""]
     header = ["rule"] + list(report.devices)
     rows = [[code] + [_cell(by_device[d]) for d in report.devices]
             for code, by_device in report.statuses.items()]
     lines += _table(header, rows)
+    lines.append("")
     problems = []
     for code, by_device in report.statuses.items():
         for device, status in by_device.items():
@@ -291,7 +304,14 @@ def render(report: ConfirmReport) -> str:
     for device, error in report.worker_errors.items():
         problems.append(f"  {device} worker: {error}")
     if problems:
-        lines += ["", "Problems:"] + problems
+        lines += ["Problems:"] + problems + [""]
+    for device in report.devices:
+        counts: Dict[str, int] = {}
+        for by_device in report.statuses.values():
+            counts[by_device[device].status] = counts.get(by_device[device].status, 0) + 1
+        shown = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        absent = "" if report.available.get(device) else f" (no {device.upper()} device: nothing confirmed there)"
+        lines.append(f"{device}: {shown}{absent}")
     if report.lint:
         lines += ["", "Linter against torch (labelled lines; positives are bad fixtures torch confirmed)", ""]
         rows = []
