@@ -14,8 +14,8 @@ def _cell(kind: str, source: Any, **extra: Any) -> Dict[str, Any]:
     cell = {"cell_type": kind, "id": f"id-{abs(hash(str(source))) % 10**8}", "metadata": {"tags": ["keep"]},
             "source": source}
     if kind == "code":
-        cell.update({"execution_count": 7, "outputs": [{"output_type": "stream", "name": "stdout",
-                                                         "text": ["out\n"]}]})
+        output = {"output_type": "stream", "name": "stdout", "text": ["out\n"]}
+        cell.update({"execution_count": 7, "outputs": [output]})
     cell.update(extra)
     return cell
 

@@ -57,7 +57,8 @@ class HoverSpan:
 
     start: Tuple[int, int]
     end: Tuple[int, int]
-    markdown: str
+    node: Any = field(repr=False, compare=False)
+    value: Any = field(repr=False, compare=False)
 
     def contains(self, line: int, column: int) -> bool:
         return self.start <= (line, column) <= self.end
@@ -68,18 +69,50 @@ class HoverSpan:
 
 @dataclass
 class Analysis:
-    """One analysis of one version of a document, with what the handlers need from it."""
+    """One analysis of one version of a document, with what the handlers need from it.
+
+    Hover data is prepared on the first hover, not with the diagnostics: resolving every
+    node's position roughly doubles the time to the first diagnostics on a large file.
+    """
 
     version: Optional[int]
     lines: List[str]
     findings: List[Finding]
-    hovers: List[HoverSpan] = field(default_factory=list)
     config_error: Optional[str] = None
+    module: Optional[cst.Module] = field(default=None, repr=False)
+    #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
+    tensor_nodes: List[Tuple[Any, Any]] = field(default_factory=list, repr=False)
+    _positions: Any = field(default=None, repr=False)
+    _spans: Optional[List[HoverSpan]] = field(default=None, repr=False)
 
-    def hover_at(self, line: int, column: int) -> Optional[HoverSpan]:
+    def hover_ready(self) -> bool:
+        return self._spans is not None
+
+    def prepare_hover(self) -> None:
+        """Resolve positions (slow on big files: run it off the event loop)."""
+        if self._spans is not None:
+            return
+        spans: List[HoverSpan] = []
+        if self.module is not None and self.tensor_nodes:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            for node, value in self.tensor_nodes:
+                where = self._positions.get(node)
+                if where is not None:
+                    spans.append(HoverSpan((where.start.line - 1, where.start.column),
+                                           (where.end.line - 1, where.end.column), node, value))
+        self._spans = spans
+
+    def hover_at(self, line: int, column: int) -> Optional[Tuple[HoverSpan, str]]:
+        """The span under the position and its markdown; call ``prepare_hover`` first."""
+        self.prepare_hover()
         # The innermost span wins: on `self.x` that is the attribute, on `x` the name.
-        hits = [span for span in self.hovers if span.contains(line, column)]
-        return min(hits, key=HoverSpan.size) if hits else None
+        hits = [span for span in self._spans or () if span.contains(line, column)]
+        if not hits:
+            return None
+        span = min(hits, key=HoverSpan.size)
+        return span, hover_markdown(_snippet(self.module, span.node), span.value, self.module, self._positions)
 
 
 def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[Finding]], Optional[str]]:
@@ -98,26 +131,12 @@ def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
     settings, postprocess, config_error = _settings_for(path)
     result = check_source(source, path, settings, keep_analysis=True)
     findings = postprocess(result.findings)
-    hovers: List[HoverSpan] = []
+    tensor_nodes: List[Tuple[Any, Any]] = []
     if result.module is not None and result.interpreter is not None:
-        hovers = _hover_spans(result.module, result.interpreter.values)
-    return Analysis(version, split_lines(source), findings, hovers, config_error)
-
-
-def _hover_spans(module: cst.Module, values: Dict[Any, Any]) -> List[HoverSpan]:
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    spans = []
-    for node, value in values.items():
-        if not isinstance(node, (cst.Name, cst.Attribute)) or not isinstance(value, (TensorValue, ArrayValue)):
-            continue
-        where = positions.get(node)
-        if where is None:
-            continue
-        spans.append(HoverSpan((where.start.line - 1, where.start.column), (where.end.line - 1, where.end.column),
-                               hover_markdown(_snippet(module, node), value, module, positions)))
-    return spans
+        tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
+                        if isinstance(node, (cst.Name, cst.Attribute)) and isinstance(value, (TensorValue, ArrayValue))]
+    return Analysis(version, split_lines(source), findings, config_error,
+                    result.module if tensor_nodes else None, tensor_nodes)
 
 
 def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any) -> str:
@@ -201,7 +220,8 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     def client_position(lines: Sequence[str], line: int, column: int) -> "T.Position":
         """0-based line and code-point column -> LSP position in the negotiated encoding."""
         if line >= len(lines):
-            return T.Position(line=max(len(lines) - 1, 0), character=codec().client_num_units(lines[-1]) if lines else 0)
+            last = lines[-1] if lines else ""
+            return T.Position(line=max(len(lines) - 1, 0), character=codec().client_num_units(last))
         return T.Position(line=line, character=codec().client_num_units(lines[line][:column]))
 
     def client_range(lines: Sequence[str], loc: Location) -> "T.Range":
@@ -349,22 +369,26 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             safe = [(f.fix.location, f.fix.new_text) for f in analysis.findings
                     if f.fix is not None and f.fix.safe and f.fix.location is not None and f.fix.new_text is not None]
             if safe:
-                edits = [T.TextEdit(range=client_range(lines, loc), new_text=text) for loc, text in non_overlapping(safe)]
+                edits = [T.TextEdit(range=client_range(lines, loc), new_text=text)
+                         for loc, text in non_overlapping(safe)]
                 actions.append(T.CodeAction(title="torchtype-lint: fix all safely fixable problems",
                                             kind=FIX_ALL_KIND, edit=T.WorkspaceEdit(changes={uri: edits})))
         return actions
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
-    def hover(params: T.HoverParams) -> Optional[T.Hover]:
+    async def hover(params: T.HoverParams) -> Optional[T.Hover]:
         analysis = current(params.text_document.uri)
         if analysis is None:
             return None
+        if not analysis.hover_ready():
+            await asyncio.get_running_loop().run_in_executor(executor, analysis.prepare_hover)
         line, column = server_position(analysis.lines, params.position)
-        span = analysis.hover_at(line, column)
-        if span is None:
+        found = analysis.hover_at(line, column)
+        if found is None:
             return None
+        span, markdown = found
         return T.Hover(
-            contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=span.markdown),
+            contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
             range=T.Range(start=client_position(analysis.lines, *span.start),
                           end=client_position(analysis.lines, *span.end)))
 
