@@ -22,8 +22,14 @@ def _load() -> Dict[str, dict]:
 
 
 def runtime_message(code: str) -> Optional[Dict[str, str]]:
-    """{'torch': version, 'message': first line} recorded for ``code`` on CPU, if any."""
+    """{'torch': version, 'message': first line} of the failure recorded for ``code``: on CPU,
+    else on CUDA (claims that hold only there), and only where the harness confirmed it."""
     entry = _load().get("rules", {}).get(code)
     if not entry:
         return None
-    return {"torch": _load().get("torch", "?"), "message": entry.get("cpu", {}).get("message", "")}
+    for device in ("cpu", "cuda"):
+        observed = entry.get(device, {})
+        # "fails" is False where the claim says the bad fixture runs cleanly on this device.
+        if observed.get("status") == "confirmed" and observed.get("fails", True) and observed.get("message"):
+            return {"torch": _load().get("torch", "?"), "message": observed["message"]}
+    return None

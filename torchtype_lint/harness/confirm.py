@@ -45,6 +45,7 @@ class RuleStatus:
     message: str = ""          # what torch printed for the first bad fixture (record/docs)
     fixture: str = ""
     verdicts: List[FixtureVerdict] = field(default_factory=list)
+    claim: Optional[RuntimeClaim] = None
 
 
 @dataclass
@@ -155,7 +156,7 @@ def judge(claim: Optional[RuntimeClaim], fixture: fx.Fixture, device: str,
 def summarise(code: str, device: str, claim: Optional[RuntimeClaim],
               verdicts: List[FixtureVerdict]) -> RuleStatus:
     if not verdicts:
-        return RuleStatus(code, device, UNVERIFIED, "no fixtures")
+        return RuleStatus(code, device, UNVERIFIED, "no fixtures", claim=claim)
     kinds = {v.verdict for v in verdicts}
     if CONTRADICTED in kinds:
         status = CONTRADICTED
@@ -175,7 +176,7 @@ def summarise(code: str, device: str, claim: Optional[RuntimeClaim],
         message = "rule states no runtime claim"
     else:
         message = "no bad fixture"
-    return RuleStatus(code, device, status, message, fixture, verdicts)
+    return RuleStatus(code, device, status, message, fixture, verdicts, claim)
 
 
 # --------------------------------------------------------------------------- linting fixtures
@@ -360,6 +361,9 @@ def record(report: ConfirmReport, path: Path = RECORD_PATH) -> Path:
             entry[device] = {"status": status.status, "message": status.message}
             if status.fixture:
                 entry[device]["fixture"] = status.fixture
+            if status.claim is not None:
+                # Whether the bad fixtures fail here (False: the claim says they run cleanly).
+                entry[device]["fails"] = device in status.claim.devices
     data["rules"] = {code: rules[code] for code in sorted(rules)}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
