@@ -223,3 +223,20 @@ async def test_configuration_changes_recheck_open_documents(client: LanguageClie
         T.FileEvent(uri=pyproject.as_uri(), type=T.FileChangeType.Changed)]))
     assert len(await _published(client, uri)) == 1
     assert any("selekt" in m.message and m.type == T.MessageType.Error for m in client.messages)
+
+
+async def test_hover_on_a_noqa_code_shows_the_rule_documentation(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "noqa.py")
+    text = BAD.replace("labels.float()", "labels.float()  # noqa: E501, TTL101")
+    _open(client, uri, text)
+    assert await _published(client, uri) == []  # the noqa works in the editor too
+    column = text.splitlines()[3].index("TTL101") + 2
+    hover = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=3, character=column)))
+    assert hover.contents.value.startswith("# TTL101: discarded-cast")
+    assert "## Why is this bad?" in hover.contents.value
+    assert hover.range.start.character == column - 2
+    # A code that is not ours: nothing.
+    other = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=3, character=column - 6)))
+    assert other is None

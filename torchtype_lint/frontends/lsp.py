@@ -127,10 +127,15 @@ def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[F
 
 
 def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
-    """Run the engine on one document's text; never raises (``check_source`` does not)."""
-    settings, postprocess, config_error = _settings_for(path)
-    result = check_source(source, path, settings, keep_analysis=True)
-    findings = postprocess(result.findings)
+    """Run the engine on one document's text. Never raises: an editor session must survive
+    anything, so a failure outside ``check_source`` (which never raises) becomes TTL000."""
+    try:
+        settings, postprocess, config_error = _settings_for(path)
+        result = check_source(source, path, settings, keep_analysis=True)
+        findings = postprocess(result.findings)
+    except Exception as exc:  # noqa: BLE001
+        message = f"internal error in the language server: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return Analysis(version, split_lines(source), [Finding("TTL000", message, "error", path)])
     tensor_nodes: List[Tuple[Any, Any]] = []
     if result.module is not None and result.interpreter is not None:
         tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
@@ -189,6 +194,25 @@ def noqa_insertion(line_text: str, code: str) -> Optional[Tuple[int, str]]:
     if content.endswith("\\"):
         return None  # a comment after a line continuation would be a syntax error
     return len(content), f"  # noqa: {code}"
+
+
+def noqa_code_at(line_text: str, column: int) -> Optional[Tuple[str, int, int]]:
+    """The rule code under ``column`` in the line's ``# noqa: ...`` list: (code, start, end)."""
+    match = _NOQA_CODES.search(line_text)
+    if match is None:
+        return None
+    for code in re.finditer(r"[A-Z]+[0-9]+", match.group(0), re.IGNORECASE):
+        start, end = match.start() + code.start(), match.start() + code.end()
+        if start <= column <= end:
+            return code.group(0).upper(), start, end
+    return None
+
+
+def rule_hover_markdown(code: str) -> Optional[str]:
+    from ..rules.base import get_rule
+
+    rule = get_rule(code)
+    return None if rule is None else f"{rule.documentation()}\n[{code} documentation]({rule_url(code)})"
 
 
 def non_overlapping(edits: Sequence[Tuple[Location, str]]) -> List[Tuple[Location, str]]:
@@ -385,7 +409,14 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         line, column = server_position(analysis.lines, params.position)
         found = analysis.hover_at(line, column)
         if found is None:
-            return None
+            # On a code in a `# noqa:` comment: that rule's documentation.
+            noqa = noqa_code_at(analysis.lines[line], column) if line < len(analysis.lines) else None
+            markdown = rule_hover_markdown(noqa[0]) if noqa is not None else None
+            if noqa is None or markdown is None:
+                return None
+            return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
+                           range=T.Range(start=client_position(analysis.lines, line, noqa[1]),
+                                         end=client_position(analysis.lines, line, noqa[2])))
         span, markdown = found
         return T.Hover(
             contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
