@@ -18,9 +18,12 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
     "Conv1d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
     "Conv2d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
     "Conv3d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"),
-    "ConvTranspose1d": ("in_channels", "out_channels", "kernel_size"),
-    "ConvTranspose2d": ("in_channels", "out_channels", "kernel_size"),
-    "ConvTranspose3d": ("in_channels", "out_channels", "kernel_size"),
+    "ConvTranspose1d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding",
+                         "groups", "bias", "dilation"),
+    "ConvTranspose2d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding",
+                         "groups", "bias", "dilation"),
+    "ConvTranspose3d": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding",
+                         "groups", "bias", "dilation"),
     "Embedding": ("num_embeddings", "embedding_dim", "padding_idx"),
     "EmbeddingBag": ("num_embeddings", "embedding_dim"),
     "LSTM": ("input_size", "hidden_size", "num_layers"),
@@ -90,7 +93,8 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
                 config[param] = _const(args.get(i, param))
         for key in ("batch_first", "stride", "padding", "dilation", "reduction", "bias",
                     "kernel_size", "start_dim", "end_dim", "groups", "num_layers",
-                    "bidirectional", "dim", "ceil_mode", "proj_size", "return_indices"):
+                    "bidirectional", "dim", "ceil_mode", "proj_size", "return_indices",
+                    "output_padding"):
             if key in args.kw:
                 config[key] = _const(args.kw[key])
     dtype = FLOAT32
@@ -196,6 +200,8 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
     is_conv = name.startswith("Conv") and not name.startswith("ConvTranspose")
     if rank and (is_conv or name.startswith(("MaxPool", "AvgPool"))):
         return _window_output_shape(name, cfg, rank, shape, is_conv)
+    if rank and name.startswith("ConvTranspose"):
+        return _transposed_output_shape(cfg, rank, shape)
     if name.startswith("AdaptiveAvgPool") or name.startswith("AdaptiveMaxPool"):
         r = spatial_rank(module)
         out = _pair(cfg.get("output_size"), r, 1) if cfg.get("output_size") is not None else None
@@ -250,3 +256,31 @@ def _recurrent_output_shape(cfg: Dict[str, Any], shape: Any) -> Any:
     if not isinstance(width, int):
         return tuple(shape[:-1]) + (None,)
     return tuple(shape[:-1]) + (width * (2 if cfg.get("bidirectional") else 1),)
+
+
+def _transposed_output_shape(cfg: Dict[str, Any], rank: int, shape: Any) -> Any:
+    """ConvTranspose: each size becomes (L - 1) * stride - 2 * padding
+    + dilation * (kernel - 1) + output_padding + 1 (no ``output_size=`` at call time)."""
+    if len(shape) not in (rank + 1, rank + 2):
+        return None
+    if _given_unknown(cfg, "kernel_size", "stride", "padding", "dilation", "output_padding", "out_channels"):
+        return None
+    if cfg.get("kernel_size") is None:
+        return None
+    kernel = _pair(cfg.get("kernel_size"), rank, 1)
+    stride = _pair(cfg.get("stride"), rank, 1)
+    padding = _pair(cfg.get("padding"), rank, 0)
+    output_padding = _pair(cfg.get("output_padding"), rank, 0)
+    dilation = _pair(cfg.get("dilation"), rank, 1)
+    if None in (kernel, stride, padding, output_padding, dilation):
+        return None
+    spatial = []
+    for i in range(rank):
+        size = shape[-rank + i]
+        if not isinstance(size, int):
+            spatial.append(None)
+            continue
+        out = ((size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1)  # type: ignore[index]
+               + output_padding[i] + 1)  # type: ignore[index]
+        spatial.append(out if out > 0 else None)
+    return tuple(shape[:-rank - 1]) + (cfg.get("out_channels"),) + tuple(spatial)

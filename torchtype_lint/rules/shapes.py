@@ -102,7 +102,7 @@ def layer_mismatch(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mism
     """The first shape contract of ``module`` that an input of ``shape`` breaks, if known."""
     name, cfg = module.short_name, module.config
     rank = len(shape)
-    if name in ("Conv1d", "Conv2d", "Conv3d"):
+    if name in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
         r = NN.spatial_rank(module)
         expected = cfg.get("in_channels")
         if rank in (r + 1, r + 2) and _known(expected) and _known(shape[-r - 1]) and shape[-r - 1] != expected:
@@ -171,7 +171,8 @@ def chain_failure(module: ModuleValue, x: TensorValue) -> Optional[Tuple[List[st
     return walk(module, x)[0]
 
 
-_LABELLED = {"Linear", "Conv1d", "Conv2d", "Conv3d", "LSTM", "GRU", "RNN", "BatchNorm1d",
+_LABELLED = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+             "ConvTranspose3d", "LSTM", "GRU", "RNN", "BatchNorm1d",
              "BatchNorm2d", "BatchNorm3d", "LayerNorm", "Embedding"}
 
 
@@ -218,6 +219,9 @@ def track_layer_chain(node: cst.Call, ev: Any) -> None:
     if id(result) in table:
         return
     inputs = [callee.receiver] + list(callee.args.pos) + list(callee.args.kw.values())
+    for value in list(inputs):
+        if isinstance(value, SequenceValue) and value.items:
+            inputs.extend(value.items)  # torch.cat([a, b]) continues the chains of a and b
     for value in inputs:
         entry = table.get(id(value))
         if entry is not None and entry[0] is value:
@@ -300,7 +304,7 @@ class _LayerRule(Rule):
 class ConvChannelMismatch(_LayerRule):
     """
     ## What it does
-    Flags a call of `nn.Conv1d`, `nn.Conv2d` or `nn.Conv3d` whose input has a known
+    Flags a call of `nn.Conv1d`, `nn.Conv2d` or `nn.Conv3d` (or a `ConvTranspose`) whose input has a known
     channel dimension different from the layer's `in_channels`. Batched `(N, C, ...)`
     and unbatched `(C, ...)` inputs are both understood, and so are layers chained in an
     `nn.Sequential` or called one after the other in `forward`: the output shape of one
