@@ -348,3 +348,45 @@ def test_to_with_a_device_keyword_keeps_the_dtype():
         def g(device):
             return nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to(device))
     """) == []  # positional and unknown: it could be a dtype
+
+
+def test_autocast_outputs_have_the_autocast_dtype_only_for_matmul_like_ops():
+    f = only("""
+        lin = nn.Linear(3, 2)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = lin(torch.randn(4, 3))
+            p = torch.softmax(y, -1)
+        out = nn.Linear(2, 2)(y)
+        q = p @ torch.randn(2, 2)
+    """, "TTL402")
+    assert "BFloat16 and Float" in f.message and "computed under torch.autocast" in f.message
+
+
+def test_autocast_region_does_not_leak_into_calls_outside_it():
+    """A forward analysed under autocast and again outside it: the memo must not mix them."""
+    assert codes("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        net = Net()
+        x = torch.randn(4, 3)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            low = net(x)
+        high = net(x)
+        out = nn.Linear(2, 2)(high)
+    """) == []
+
+
+def test_autocast_of_unknown_dtype_makes_outputs_unknown():
+    assert codes("""
+        def run(device, x):
+            lin = nn.Linear(3, 2)
+            with torch.autocast(device):
+                y = lin(x)
+            return nn.Linear(2, 2)(y), y @ torch.randn(2, 2)
+    """) == []

@@ -65,6 +65,8 @@ class PrecisionMismatch(DtypeRule):
     listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype", ("cpu",))
+    #: TTL402 reports the operands that come out of an autocast region; TTL401 the others.
+    autocast_escape = False
 
     def visit(self, node: Any, ev: Any) -> None:
         if ev.autocast_depth:
@@ -117,3 +119,60 @@ class PrecisionMismatch(DtypeRule):
                   f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
                   f"RuntimeError (\"{layer_message(layer, x_dtype, p_dtype)}\"); {source}; {hint}",
                   origin=origin, fix=fix)
+
+    def flag(self, ev: Any, node: Any, message: str, origin: Any = None, fix: Any = None) -> None:
+        # A low-precision operand that autocast produced is TTL402's report, not this one's.
+        if _from_autocast(origin) != self.autocast_escape:
+            return
+        if self.autocast_escape:
+            message += ("; it was computed inside a torch.autocast region and keeps autocast's dtype "
+                        "after the region ends: convert it with `.float()` or move this op into the region")
+        super().flag(ev, node, message, origin, fix)
+
+
+def _from_autocast(origin: Any) -> bool:
+    link, seen = origin, 0
+    while link is not None and seen < 12:
+        if "computed under torch.autocast" in (link.note or ""):
+            return True
+        link, seen = link.parent, seen + 1
+    return False
+
+
+@register
+class AutocastOutputOutside(PrecisionMismatch):
+    """
+    ## What it does
+    Flags a tensor computed inside a `torch.autocast` region by a matrix product or a
+    linear/conv layer (so it is float16 or bfloat16) that is used after the region in a
+    matrix product or layer with float32 operands or parameters.
+
+    ## Why is this bad?
+    Autocast only changes dtypes while the region is active. Its outputs keep the low
+    precision dtype, and outside the region nothing casts the float32 side down:
+    `RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and Float`.
+    (Elementwise ops and losses promote and are fine.)
+
+    ## Example
+    ```python
+    with torch.autocast("cuda"):
+        features = backbone(x)
+    logits = head(features)      # head is float32, features float16
+    ```
+
+    ## Use instead
+    ```python
+    with torch.autocast("cuda"):
+        features = backbone(x)
+        logits = head(features)
+    # or: logits = head(features.float())
+    ```
+
+    ## Fix safety
+    Unsafe: the fix converts the autocast output to the other side's dtype.
+    """
+
+    code = "TTL402"
+    name = "autocast-output-outside-autocast"
+    summary = "float16/bfloat16 output of an autocast region meets float32 in a matmul or layer after it"
+    autocast_escape = True
