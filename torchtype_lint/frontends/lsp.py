@@ -8,7 +8,7 @@ What an editor gets:
 * code actions: the rule's fix, "ignore for this line" (``# noqa: CODE``) and
   ``source.fixAll.torchtype-lint`` (safe fixes only, like ``check --fix``);
 * hover on a tensor or ndarray variable: the inferred dtype, shape and device, and the chain
-  of statements they came from.
+  of statements they came from; hover on a code in a ``# noqa:`` comment: the rule's docs.
 
 The engine reports 1-based lines and code-point columns; LSP wants 0-based lines and columns
 in the negotiated encoding (UTF-16 unless the client offers another), converted here against
