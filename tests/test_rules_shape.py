@@ -19,7 +19,7 @@ from torchtype_lint.rules.base import get_rule
 from torchtype_lint.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
-SHAPE_CODES = [f"TTL5{n:02d}" for n in range(1, 14)] + ["TTL601", "TTL602", "TTL603"]
+SHAPE_CODES = [f"TTL5{n:02d}" for n in range(1, 15)] + ["TTL601", "TTL602", "TTL603"]
 
 HEADER = """\
 import torch

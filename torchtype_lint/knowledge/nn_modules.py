@@ -215,15 +215,20 @@ def _given_unknown(cfg: Dict[str, Any], *keys: str) -> bool:
     return any(key in cfg and cfg[key] is None for key in keys)
 
 
-def _window_output_shape(name: str, cfg: Dict[str, Any], rank: int, shape: Any, is_conv: bool) -> Any:
-    """Conv / pooling output: channels from the layer, each spatial size from the window."""
-    if len(shape) not in (rank + 1, rank + 2):
+def window_geometry(module: ModuleValue) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...], Any,
+                                                          Tuple[int, ...], bool]]:
+    """(kernel, stride, padding, dilation, ceil_mode) per spatial dim of a conv or pooling
+    layer with constant settings; padding is None for ``padding="same"``. None if unknown."""
+    name, cfg = module.short_name, module.config
+    rank = spatial_rank(module)
+    is_conv = name.startswith("Conv") and not name.startswith("ConvTranspose")
+    if not rank or not (is_conv or name.startswith(("MaxPool", "AvgPool"))):
         return None
-    if _given_unknown(cfg, "kernel_size", "stride", "padding", "dilation", "ceil_mode", "out_channels"):
+    if _given_unknown(cfg, "kernel_size", "stride", "padding", "dilation", "ceil_mode"):
         return None
-    if cfg.get("return_indices") not in (None, False) or cfg.get("ceil_mode") not in (None, False, True):
+    if cfg.get("ceil_mode") not in (None, False, True) or cfg.get("kernel_size") is None:
         return None
-    kernel = _pair(cfg.get("kernel_size"), rank, 1) if cfg.get("kernel_size") is not None else None
+    kernel = _pair(cfg.get("kernel_size"), rank, 1)
     if kernel is None:
         return None
     stride = _pair(cfg.get("stride"), rank, 1) if cfg.get("stride") is not None else (
@@ -231,17 +236,33 @@ def _window_output_shape(name: str, cfg: Dict[str, Any], rank: int, shape: Any, 
     padding: Any = cfg.get("padding", 0)
     if padding == "same" and is_conv:
         padding = None
-        spatial = tuple(shape[-rank:])
     elif padding == "valid" and is_conv:
         padding = (0,) * rank
     elif isinstance(padding, str):
         return None
-    dilation = _pair(cfg.get("dilation"), rank, 1)
-    ceil_mode = bool(cfg.get("ceil_mode")) and not is_conv
-    if padding is not None:
+    else:
         padding = _pair(padding, rank, 0)
-        if stride is None or padding is None or dilation is None:
+        if padding is None:
             return None
+    dilation = _pair(cfg.get("dilation"), rank, 1)
+    if stride is None or dilation is None:
+        return None
+    return kernel, stride, padding, dilation, bool(cfg.get("ceil_mode")) and not is_conv
+
+
+def _window_output_shape(name: str, cfg: Dict[str, Any], rank: int, shape: Any, is_conv: bool) -> Any:
+    """Conv / pooling output: channels from the layer, each spatial size from the window."""
+    if len(shape) not in (rank + 1, rank + 2):
+        return None
+    if _given_unknown(cfg, "out_channels") or cfg.get("return_indices") not in (None, False):
+        return None
+    geometry = window_geometry(ModuleValue(f"torch.nn.{name}", cfg, None))
+    if geometry is None:
+        return None
+    kernel, stride, padding, dilation, ceil_mode = geometry
+    if padding is None:
+        spatial = tuple(shape[-rank:])  # "same"
+    else:
         spatial = tuple(S.conv_out(shape[-rank + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
                         for i in range(rank))
     channels = cfg.get("out_channels") if is_conv else shape[-rank - 1]

@@ -83,6 +83,8 @@ def layer_label(module: ModuleValue) -> str:
     if keys is None:
         if module.short_name.startswith("Conv"):
             keys = ("in_channels", "out_channels")
+        elif module.short_name.startswith(("MaxPool", "AvgPool")):
+            keys = ("kernel_size",)
         elif module.short_name.startswith("BatchNorm"):
             keys = ("num_features",)
         else:
@@ -109,6 +111,13 @@ def layer_mismatch(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mism
             got = shape[-r - 1]
             return ("TTL501", f"expects {_plural(expected, 'input channel')}",
                     f"has {_plural(got, 'channel')} in dimension {rank - r - 1}")
+        if rank in (r + 1, r + 2) and not name.startswith("ConvTranspose"):
+            return window_too_large(module, shape)
+        return None
+    if name in ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"):
+        r = NN.spatial_rank(module)
+        if rank in (r + 1, r + 2):
+            return window_too_large(module, shape)
         return None
     if name == "Linear":
         expected = cfg.get("in_features")
@@ -142,6 +151,32 @@ def layer_mismatch(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mism
             return ("TTL505", f"normalizes the trailing shape {describe_shape(normalized)}",
                     f"ends in {describe_shape(tail)}")
         return None
+    return None
+
+
+def window_too_large(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mismatch]:
+    """TTL514: a conv/pool window that does not fit in a known spatial size (output size 0)."""
+    geometry = NN.window_geometry(module)
+    if geometry is None:
+        return None
+    kernel, stride, padding, dilation, ceil_mode = geometry
+    if padding is None:
+        return None  # "same" keeps the size
+    r = len(kernel)
+    pooling = not module.short_name.startswith("Conv")
+    for i in range(r):
+        size = shape[len(shape) - r + i]
+        if not _known(size):
+            continue
+        effective = dilation[i] * (kernel[i] - 1) + 1
+        if pooling and 2 * padding[i] > kernel[i]:
+            return None  # torch rejects that padding with another message first
+        if S.conv_out(size, kernel[i], stride[i], padding[i], dilation[i], ceil_mode) is None:
+            window = f"kernel {kernel[i]}" + (f" with dilation {dilation[i]}" if dilation[i] != 1 else "")
+            pad = f" plus padding {padding[i]} on each side" if padding[i] else ""
+            return ("TTL514", f"needs at least {effective - 2 * padding[i]} positions in every spatial "
+                              f"dimension ({window}{pad})",
+                    f"has {size} in dimension {len(shape) - r + i}")
     return None
 
 
@@ -481,6 +516,48 @@ class LayerNormShapeMismatch(_LayerRule):
     name = "layernorm-shape-mismatch"
     summary = "LayerNorm input's trailing dimensions differ from normalized_shape"
     runtime = RuntimeClaim("RuntimeError", r"Given normalized_shape=\[[0-9, ]+\], expected input with shape")
+
+
+@register
+class WindowLargerThanInput(_LayerRule):
+    """
+    ## What it does
+    Flags a convolution or pooling layer (`nn.Conv1d/2d/3d`, `nn.MaxPool*`,
+    `nn.AvgPool*`) whose window does not fit in a known spatial size of its input, so the
+    output would have size 0. Typical in layer chains: too many pooling steps for small
+    images (a network designed for 224x224 run on 32x32 CIFAR images).
+
+    ## Why is this bad?
+    torch raises `Calculated padded input size per channel: (2 x 2). Kernel size:
+    (3 x 3). Kernel size can't be greater than actual input size` for convolutions and
+    `Given input size: (3x1x1). Calculated output size: (3x0x0). Output size is too small`
+    for pooling.
+
+    ## Example
+    ```python
+    features = nn.Sequential(
+        nn.Conv2d(3, 8, 3), nn.MaxPool2d(2),   # 8 -> 6 -> 3
+        nn.Conv2d(8, 8, 3), nn.MaxPool2d(2),   # 3 -> 1 -> 0
+    )
+    out = features(torch.randn(1, 3, 8, 8))
+    ```
+
+    ## Use instead
+    ```python
+    features = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.MaxPool2d(2),   # 8 -> 8 -> 4
+        nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(2),   # 4 -> 4 -> 2
+    )
+    ```
+
+    ## Fix safety
+    No fix.
+    """
+
+    code = "TTL514"
+    name = "window-larger-than-input"
+    summary = "conv/pool window larger than the (padded) input: output size 0"
+    runtime = RuntimeClaim("RuntimeError", r"Kernel size can't be greater than actual input size|Output size is too small")
 
 
 # --------------------------------------------------------------------------- TTL506 embedding
