@@ -176,6 +176,9 @@ def test_stdin_filename(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DISCARDED.encode())))
     code, out, _ = run(capsys, "check", "--stdin-filename", "from_stdin.py")
     assert code == 1 and out.startswith("from_stdin.py:4:1: TTL101 ")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DISCARDED.encode())))
+    code, out, _ = run(capsys, "check", "-")
+    assert code == 1 and out.startswith("-:4:1: TTL101 ")
 
 
 def test_usage_errors_exit_2(capsys):

@@ -105,6 +105,8 @@ def test_demo_example_has_real_findings():
     proc = subprocess.run([sys.executable, "-m", "torchtype_lint", "check", "--isolated", "examples/"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr
-    codes = re.findall(r"^examples/demo_training\.py:\d+:\d+: (TTL\d{3}) ", proc.stdout, flags=re.M)
-    assert len(codes) >= 3 and "TTL101" in codes
-    assert "TTL000" not in codes and "TTL001" not in codes
+    for demo in ("demo_training", "demo_tabular"):
+        codes = re.findall(rf"^examples/{demo}\.py:\d+:\d+: (TTL\d{{3}}) ", proc.stdout, flags=re.M)
+        assert len(codes) >= 3, (demo, proc.stdout)
+        assert "TTL000" not in codes and "TTL001" not in codes
+    assert "examples/demo_training.py:35:5: TTL101 " in proc.stdout

@@ -51,7 +51,7 @@ class Command:
 
 
 def _configure_check(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    parser.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .); - reads stdin")
     sel = parser.add_argument_group("rule selection (codes or prefixes, comma separated)")
     sel.add_argument("--select", action="append", help="rules to enable, replacing the configured set (default: TTL)")
     sel.add_argument("--extend-select", action="append", help="rules to enable in addition")
@@ -184,11 +184,12 @@ def _check(args: argparse.Namespace) -> int:
     plan = _plan(args)
     _output_format(args)  # reject a bad --output-format before doing the work
     results = []
-    if args.stdin_filename:
+    if args.stdin_filename or args.paths == ["-"]:
         from .check import check_bytes  # here only: a warm-cache run never imports the engine
 
-        settings = plan.settings_for(args.stdin_filename)
-        results.append(check_bytes(sys.stdin.buffer.read(), args.stdin_filename, settings))
+        name = args.stdin_filename or "-"
+        settings = plan.settings_for(name)
+        results.append(check_bytes(sys.stdin.buffer.read(), name, settings))
     else:
         from .runner import make_cache, run_files
 
@@ -260,8 +261,8 @@ def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) ->
 
     sources = {r.path: r.source for r in results if r.source is not None}
     fixable_paths = sorted({f.path for f in findings if f.fix is not None})
-    if args.stdin_filename:
-        fixable_paths = []  # stdin has no file to write back; --diff on stdin is handled below
+    if args.stdin_filename or args.paths == ["-"]:
+        fixable_paths = []  # stdin has no file to write back
     remaining = [f for f in findings if f.path not in fixable_paths]
     fixed = 0
     diffs: List[str] = []
@@ -294,7 +295,7 @@ def run_rule(args: argparse.Namespace) -> int:
         rules = all_rules()
         width = max(len(r.name) for r in rules)
         for r in rules:
-            flag = "" if r.default_enabled else " (opt-in)"
+            flag = "" if r.default_enabled or "opt-in" in r.summary else " (opt-in)"
             print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
         return EXIT_CLEAN
     rule = get_rule(args.code)
