@@ -150,7 +150,7 @@ def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any) ->
     dtype = describe_dtypes(value.dtypes)
     shape = describe_shape(value.shape)
     facts = [f"dtype `{dtype}`" + (" (unknown)" if value.dtypes is None else
-                                   " (one of these)" if len(value.dtypes) > 1 else ""),
+                                   " (one of these)" if dtype.startswith("{") else ""),
              f"shape `{shape}`" + (" (unknown rank)" if value.shape is None else "")]
     if isinstance(value, TensorValue):
         if value.device:
