@@ -187,6 +187,23 @@ def test_usage_errors_exit_2(capsys):
     assert run(capsys, "frobnicate")[0] == 2
 
 
+def test_a_crash_of_the_tool_exits_2_without_a_traceback(tmp_path, capsys, monkeypatch):
+    import torchtype_lint.cli as cli
+
+    def crash(args):
+        raise RuntimeError("simulated\ncrash")
+
+    monkeypatch.setattr(cli, "run_check", crash)
+    monkeypatch.delenv("TORCHTYPE_LINT_DEBUG", raising=False)
+    code, out, err = run(capsys, "check", ".")
+    assert (code, out) == (2, "")
+    assert err.startswith("torchtype-lint: internal error: RuntimeError: simulated crash (set TORCHTYPE_LINT_DEBUG=1")
+    assert "Traceback" not in err
+    monkeypatch.setenv("TORCHTYPE_LINT_DEBUG", "1")
+    code, _, err = run(capsys, "check", ".")
+    assert code == 2 and "Traceback" in err
+
+
 def test_rule_prints_docs_and_lists_rules(capsys):
     code, out, _ = run(capsys, "rule", "TTL101")
     assert code == 0

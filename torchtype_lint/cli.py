@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
+import traceback
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -164,6 +166,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:
         return EXIT_CLEAN
     except KeyboardInterrupt:
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a crash of the tool is exit 2, never "findings" (1)
+        if os.environ.get("TORCHTYPE_LINT_DEBUG"):
+            traceback.print_exc()
+        message = " ".join(str(exc).split())
+        print(f"torchtype-lint: internal error: {type(exc).__name__}: {message} "
+              "(set TORCHTYPE_LINT_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return EXIT_ERROR
 
 
