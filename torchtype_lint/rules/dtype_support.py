@@ -377,7 +377,12 @@ class DtypeRule(Rule):
 
 def _articles(message: str) -> str:
     """``a int64`` -> ``an int64`` (dtype names are filled into ``a {dtype}`` templates)."""
-    return re.sub(r"\ba ((?:int|uint|{int|{uint)\w*)", r"an \1", message)
+    return re.sub(r"\ba ((?:int|{int)\w*)", r"an \1", message)
+
+
+def said(message: str) -> str:
+    """A torch message quoted for ours: double quotes unless it contains some."""
+    return f"'{message}'" if '"' in message else f'"{message}"'
 
 
 def origin_note(value: Value) -> str:

@@ -20,6 +20,7 @@ from ..values import (
 )
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    said,
     NORM_LAYERS, MATMUL_LAYERS, RNN_LAYERS, DtypeRule, all_dtypes, c10_name, cast_expr,
     cast_text, code, dtype_attr, dtypes_of, first_layer, is_bool, is_float, is_int_or_bool,
     matmul_message, matmul_operands, mismatch_kind, never_equal, one, origin_note, rank,
@@ -149,7 +150,7 @@ def report_mismatch(rule: DtypeRule, ev: Any, node: Any, label: str, a: Value, b
     what = f"`{code(culprit_node, 30)}`" if culprit_node is not None else "an operand"
     rule.flag(ev, node,
               f"`{label}` of {show(a)} and {show(b)} raises RuntimeError: matrix products do not "
-              f"promote dtypes (torch: \"{torch_says}\"); {what} is {show(culprit)}"
+              f"promote dtypes (torch: {said(torch_says)}); {what} is {show(culprit)}"
               f"{origin_note(culprit)}; {hint}",
               origin=culprit.origin, fix=fix)
 
@@ -257,10 +258,11 @@ class LayerIntegerInput(DtypeRule):
             hint = f"convert the input: `{cast_text(code(x_node, 30), target)}`"
             fix = Fix(x_node, cast_expr(x_node, target), f"Convert the input to {target}", safe=False)
         where = f"`{layer.short_name}`" + (f" (layer {path} of the nn.Sequential)" if path else "")
+        torch_says = layer_message(layer, one(x), target)
+        exception = "NotImplementedError" if "not implemented" in torch_says else "RuntimeError"
         self.flag(ev, node,
                   f"{where} has {'/'.join(sorted(params))} parameters but gets a {show(x)} input"
-                  f"{origin_note(x)}: torch raises RuntimeError "
-                  f"(\"{layer_message(layer, one(x), target)}\"); {hint}",
+                  f"{origin_note(x)}: torch raises {exception} ({said(torch_says)}); {hint}",
                   origin=x.origin, fix=fix)
 
 
@@ -329,7 +331,7 @@ class RnnInputDtype(DtypeRule):
                   else f"the input is {show(x)}{origin_note(x)}")
         self.flag(ev, node,
                   f"`{layer.short_name}` has {show(weights)} weights but gets a {show(x)} input: torch "
-                  f"raises ValueError (\"{torch_says}\"); {source}; convert the input "
+                  f"raises ValueError ({said(torch_says)}); {source}; convert the input "
                   f"(`{cast_text(code(x_node, 30) if x_node is not None else 'x', target or FLOAT32)}`) "
                   f"or the model",
                   origin=origin, fix=fix)
@@ -441,7 +443,7 @@ class InplaceResultCast(DtypeRule):
         self.flag(ev, node,
                   f"`{code(node)}` raises RuntimeError: the result is {result} but `{target}` is "
                   f"{show(dest)}{origin_note(dest)}, and in-place ops cannot cast it back "
-                  f"(torch: \"{_cast_error(result, dest)}\"); write `{target} = {target} {op} "
+                  f"(torch: {said(_cast_error(result, dest))}); write `{target} = {target} {op} "
                   f"{code(node.value, 30)}` or make `{target}` a float tensor first",
                   origin=dest.origin, fix=fix)
 
@@ -471,7 +473,7 @@ class InplaceResultCast(DtypeRule):
                 return
             self.flag(ev, node,
                       f"`{code(node)}` raises RuntimeError: the in-place result is {result} but the "
-                      f"tensor is {show(dest)}{origin_note(dest)} (torch: \"{_cast_error(result, dest)}\"); "
+                      f"tensor is {show(dest)}{origin_note(dest)} (torch: {said(_cast_error(result, dest))}); "
                       f"use the out-of-place form and rebind (`x = x.{name[:-1]}(...)`), or convert "
                       f"the tensor to float first",
                       origin=dest.origin)
@@ -488,7 +490,7 @@ class InplaceResultCast(DtypeRule):
             result = "/".join(sorted(rd))
             self.flag(ev, node,
                       f"`torch.{name}(..., out=...)` raises RuntimeError: the result is {result} but "
-                      f"`out` is {show(out)}{origin_note(out)} (torch: \"{_cast_error(result, out)}\"); "
+                      f"`out` is {show(out)}{origin_note(out)} (torch: {said(_cast_error(result, out))}); "
                       f"pass an `out` tensor of dtype {result} or drop `out=`",
                       origin=out.origin)
 
@@ -580,8 +582,8 @@ class IndexPutDtype(DtypeRule):
             return
         self.flag(ev, node,
                   f"`.{callee.name}()` raises RuntimeError: the destination is {show(dest)} but the "
-                  f"source is {show(src)}{origin_note(src)} (torch: \"{_fill(template, dest, src)}\"); "
-                  f"convert the source: `{code(callee.args.node(position, keyword) or 'src', 30)}.to(x.dtype)`",
+                  f"source is {show(src)}{origin_note(src)} (torch: {said(_fill(template, dest, src))}); "
+                  f"convert the source with `.to({code(node.func.value, 20)}.dtype)`",
                   origin=src.origin)
 
     def _assign(self, stmt: cst.Assign, target: cst.Subscript, ev: Any) -> None:
@@ -608,7 +610,7 @@ class IndexPutDtype(DtypeRule):
         self.flag(ev, stmt,
                   f"`{code(target)} = ...` raises RuntimeError: writing through an index tensor or mask "
                   f"needs the same dtype, but `{code(target.value, 30)}` is {show(dest)} and the value is "
-                  f"{show(src)}{origin_note(src)} (torch: \"{torch_says}\"); convert the value with "
+                  f"{show(src)}{origin_note(src)} (torch: {said(torch_says)}); convert the value with "
                   f"`.to({code(target.value, 20)}.dtype)`",
                   origin=src.origin, fix=fix)
 
@@ -822,7 +824,7 @@ class ClassTargetDtype(DtypeRule):
                    else "a target of the input's shape holds class probabilities, which must be float")
         self.flag(ev, node,
                   f"`{name}` target is {show(target)}{origin_note(target)} but {meaning}: torch raises "
-                  f"RuntimeError (\"{message}\"); use "
+                  f"RuntimeError ({said(message)}); use "
                   f"`{cast_text(code(target_node, 30) if target_node is not None else 'target', want)}`",
                   origin=target.origin, fix=fix)
 
@@ -921,7 +923,7 @@ class LossTargetDtype(DtypeRule):
         target_text = code(target_node, 30) if target_node is not None else "target"
         self.flag(ev, node,
                   f"`{name}` with a {show(pred)} input and a {show(target)} target{origin_note(target)} "
-                  f"{when} (torch: \"{message}\"); convert the target: "
+                  f"{when} (torch: {said(message)}); convert the target: "
                   f"`{cast_text(target_text, p or FLOAT32)}`",
                   origin=target.origin, fix=fix)
 
@@ -996,7 +998,7 @@ class IndexArgumentDtype(DtypeRule):
         text = code(index_node, 30) if index_node is not None else "index"
         self.flag(ev, node,
                   f"{what} gets a {show(index)} index{origin_note(index)} but indices must be int64 or "
-                  f"int32: torch raises RuntimeError (\"{torch_says}\"); use `{text}.long()`",
+                  f"int32: torch raises RuntimeError ({said(torch_says)}); use `{text}.long()`",
                   origin=index.origin, fix=fix)
 
     def _index(self, node: cst.Call, ev: Any):
@@ -1221,7 +1223,7 @@ class OpUndefinedForDtype(DtypeRule):
             fix = Fix(node, fixed, f"Convert to float first: `{code(fixed)}`", safe=True)
             hint = f"use `{code(fixed)}`"
         self.flag(ev, node,
-                  f"`{label}` on a {show(x)} tensor{origin_note(x)} raises {exception} (\"{torch_says}\"): "
+                  f"`{label}` on a {show(x)} tensor{origin_note(x)} raises {exception} ({said(torch_says)}): "
                   f"it is only defined for floating-point tensors; {hint}",
                   origin=x.origin, fix=fix)
 

@@ -9,6 +9,7 @@ from ..findings import Fix
 from ..values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    said,
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
     matmul_operands, mismatch_kind, one, origin_note, pairs, show,
 )
@@ -117,7 +118,7 @@ class PrecisionMismatch(DtypeRule):
             fix = Fix(x_node, cast_expr(x_node, p_dtype), f"Convert the input to {p_dtype}", safe=False)
         self.flag(ev, node,
                   f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
-                  f"RuntimeError (\"{layer_message(layer, x_dtype, p_dtype)}\"); {source}; {hint}",
+                  f"RuntimeError ({said(layer_message(layer, x_dtype, p_dtype))}); {source}; {hint}",
                   origin=origin, fix=fix)
 
     def flag(self, ev: Any, node: Any, message: str, origin: Any = None, fix: Any = None) -> None:
