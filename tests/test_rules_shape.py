@@ -375,3 +375,24 @@ def test_rule_has_docs_claim_and_fixtures(code):
         assert section in page, (code, section)
     folder = ROOT / "fixtures" / code
     assert list(folder.glob("bad_*.py")) and list(folder.glob("good_*.py")), code
+
+
+def test_module_level_aliases_are_contracts_too_and_nesting_is_left_alone():
+    f = one("""
+    Points = Float[Tensor, "n 3"]
+
+    def first_coordinate(p: Points) -> Float[Tensor, "n"]:
+        return p[:, 0]
+
+    first_coordinate(torch.randn(10, 2))
+    """, "TTL601")
+    assert "has size 2 where the annotation fixes 3" in f.message
+    # Float[Image, "b"] means "b c h w": a (4, 3, 8, 8) batch is fine, and must stay silent.
+    assert findings("""
+    Image = Float[Tensor, "c h w"]
+
+    def batch_mean(x: Float[Image, "b"]) -> Float[Image, ""]:
+        return x.mean(0)
+
+    batch_mean(torch.randn(4, 3, 8, 8))
+    """) == []
