@@ -223,11 +223,13 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
     root = tmp_path_factory.mktemp("confirm")
     marker, program = root / "ran", root / "prog.py"
     program.write_text(SIDE_EFFECT_PROGRAM.replace("MARKER", repr(str(marker))))
-    paths = [str(program)] + ([str(DEMO)] if DEMO.exists() else [])
+    bad_fixtures = sorted(str(p) for p in FIXTURES.glob("TTL*/bad_*.py"))
+    paths = [str(program)] + ([str(DEMO)] if DEMO.exists() else []) + bad_fixtures
     out = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(out):
-        exit_code = cli.main(["check", "--confirm", "--isolated", "--output-format", "json"] + paths)
+        exit_code = cli.main(["check", "--confirm", "--isolated", "--no-cache", "--extend-select", "TTL9",
+                              "--output-format", "json"] + paths)
     return CheckRun(exit_code, json.loads(out.getvalue()), marker, program, time.perf_counter() - started)
 
 
@@ -252,6 +254,19 @@ def test_check_confirm_never_runs_user_code(checked: CheckRun) -> None:
     assert {f["code"] for f in mine} >= {"TTL101", "TTL507"}, mine
     for f in mine:
         assert f["confirmations"] and f["confirmations"][0].startswith("confirmed on cpu: "), f
+
+
+def test_check_confirm_reproduces_most_bad_fixtures(checked: CheckRun) -> None:
+    # The synthesized reproductions are rebuilt from inferred facts only; most must still make
+    # torch fail the way the rule says (annotation rules and value-dependent bugs cannot).
+    findings = [f for f in checked.findings if "/fixtures/TTL" in f["filename"]
+                and base.get_rule(f["code"]).runtime is not None]
+    assert len(findings) >= 40, len(findings)
+    agreeing = ("confirmed on cpu: ", "runs on cpu, as the rule says")
+    confirmed = [f for f in findings if any(c.startswith(agreeing) for c in f["confirmations"])]
+    others = "\n".join(f"{f['filename']}:{f['location']['row']} {f['code']} {f['confirmations']}"
+                       for f in findings if f not in confirmed)
+    assert len(confirmed) / len(findings) >= 0.75, others
 
 
 def test_check_confirm_without_torch_leaves_the_result_unchanged(

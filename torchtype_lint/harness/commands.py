@@ -68,7 +68,8 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
         print(f"torchtype-lint: --confirm: {exc}", file=sys.stderr)
         return
     where = ", ".join(f"{d}" + ("" if ok else " (absent, skipped)") for d, ok in stats["devices"].items())
-    print(f"Confirmed with torch on {where or 'no device'}: {stats['reproductions']} reproductions "
+    n = stats["reproductions"]
+    print(f"Confirmed with torch on {where or 'no device'}: {n} reproduction{'s' if n != 1 else ''} "
           f"in {stats['seconds']:.1f}s.", file=sys.stderr)
 
 

@@ -37,7 +37,7 @@ import numpy
 def _tensor(dtype, shape, device=None):
     device = device or DEVICE
     if dtype == torch.bool:
-        return torch.rand(shape, device=device) > 0.5
+        return torch.ones(shape, device=device, dtype=torch.bool)  # masks select everything
     if dtype.is_floating_point or dtype.is_complex:
         return torch.rand(shape, device=device).to(dtype)
     return torch.randint(0, 2, shape, device=device, dtype=dtype)
@@ -52,6 +52,8 @@ def _describe(value):
         return f"{str(value.dtype).replace('torch.', '')} {tuple(value.shape)}"
     if isinstance(value, (tuple, list)) and value and isinstance(value[0], torch.Tensor):
         return _describe(value[0])
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return repr(value)
     return type(value).__name__
 
 '''
@@ -239,24 +241,81 @@ def _operation(facts: Facts) -> Any:
     for node in (facts.node, facts.visited):
         if isinstance(node, cst.Expr):
             node = node.value
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0].target, cst.Subscript):
+            return node  # `x[i] = v`: the store itself is the operation
         if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             node = node.value
-        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.AugAssign, cst.Subscript)):
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.AugAssign,
+                             cst.Subscript, cst.Comparison)):
             return node
     return None
+
+
+def _is_literal(node: Any) -> bool:
+    """Numbers, strings, True/False/None and lists/tuples of them: safe to copy verbatim."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _is_literal(node.expression)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and _is_literal(e.value) for e in node.elements)
+    return False
+
+
+def _fully_known(value: Value) -> bool:
+    return isinstance(value, TensorValue) and bool(value.dtypes) and value.shape is not None and \
+        all(isinstance(d, int) for d in value.shape)
+
+
+def _arg(synth: Synth, node: Any, value: Value, template: Optional[Tuple[int, ...]] = None) -> str:
+    """An argument: a literal copied as written, a tensor whose dtype and shape are known built
+    fresh, else the sub-expression rebuilt from its own operands (so torch computes the shape
+    the engine left open), else the abstract value with small default sizes."""
+    if node is not None and _is_literal(node):
+        return synth.facts.text(node)
+    if _fully_known(value) or node is None:
+        return synth.expr(value, template)
+    if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+        mark = len(synth.lines)
+        try:
+            return "(" + _expression(synth, node) + ")"
+        except _Unrenderable:
+            del synth.lines[mark:]
+    return synth.expr(value, template)
+
+
+def _expression(synth: Synth, node: Any) -> str:
+    facts = synth.facts
+    if isinstance(node, cst.Call):
+        return _call(synth, node)
+    if isinstance(node, cst.BinaryOperation):
+        return f"{_arg(synth, node.left, facts.value(node.left))} {_operator(node)} " \
+               f"{_arg(synth, node.right, facts.value(node.right))}"
+    if isinstance(node, cst.UnaryOperation):
+        op = cst.Module(body=[]).code_for_node(node.operator)
+        return f"{op}{_arg(synth, node.expression, facts.value(node.expression))}"
+    raise _Unrenderable(type(node).__name__)
 
 
 def _call(synth: Synth, node: cst.Call) -> str:
     callee = synth.facts.callee(node)
     if callee is None or callee.args.has_star:
         raise _Unrenderable("call not resolved")
+    args = callee.args
     template = module_input_template(callee.receiver) if callee.kind == "module" else None
-    pos = [synth.expr(v, template if i == 0 else None) for i, v in enumerate(callee.args.pos)]
-    kws = [f"{key}={synth.expr(v)}" for key, v in callee.args.kw.items()]
+    pos = [_arg(synth, args.pos_nodes[i] if i < len(args.pos_nodes) else None, v,
+                template if i == 0 else None) for i, v in enumerate(args.pos)]
+    # The reproduction runs on the harness's device, whatever device the user's code names.
+    kws = [f"{key}=DEVICE" if key == "device" else f"{key}={_arg(synth, args.kw_nodes.get(key), v)}"
+           for key, v in args.kw.items()]
     if callee.kind == "symbol" and callee.name.startswith(("torch.", "numpy.")):
         func = callee.name
     elif callee.kind == "method" and isinstance(callee.receiver, (TensorValue, ArrayValue, ModuleValue)):
-        func = f"{synth.bind(callee.receiver)}.{callee.name}"
+        receiver_node = node.func.value if isinstance(node.func, cst.Attribute) else None
+        func = f"{_arg(synth, receiver_node, callee.receiver)}.{callee.name}"
     elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
         func = synth.bind(callee.receiver)
     else:
@@ -275,23 +334,31 @@ def generic(facts: Facts) -> Optional[Tuple[str, str, bool]]:
         return None
     synth = Synth(facts)
     try:
-        if isinstance(node, cst.Call):
-            result = _call(synth, node)
-            synth.lines.append(f"__result__ = {result}")
-        elif isinstance(node, cst.BinaryOperation):
-            left = synth.expr(facts.value(node.left))
-            right = synth.expr(facts.value(node.right))
-            synth.lines.append(f"__result__ = {left} {_operator(node)} {right}")
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+            synth.lines.append(f"__result__ = {_expression(synth, node)}")
+        elif isinstance(node, cst.Comparison):
+            if len(node.comparisons) != 1:
+                return None
+            right = node.comparisons[0].comparator
+            op = cst.Module(body=[]).code_for_node(node.comparisons[0].operator).strip()
+            synth.lines.append(f"__result__ = {_arg(synth, node.left, facts.value(node.left))} {op} "
+                               f"{_arg(synth, right, facts.value(right))}")
         elif isinstance(node, cst.AugAssign):
             target = synth.bind(facts.value(node.target))
-            synth.lines.append(f"{target} {_operator(node)} {synth.expr(facts.value(node.value))}")
+            synth.lines.append(f"{target} {_operator(node)} {_arg(synth, node.value, facts.value(node.value))}")
             synth.lines.append(f"__result__ = {target}")
-        elif isinstance(node, cst.Subscript):
-            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        elif isinstance(node, (cst.Subscript, cst.Assign)):
+            subscript = node if isinstance(node, cst.Subscript) else node.targets[0].target
+            if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
                 return None
-            base = synth.bind(facts.value(node.value))
-            index = synth.expr(facts.value(node.slice[0].slice.value))
-            synth.lines.append(f"__result__ = {base}[{index}]")
+            base = synth.bind(facts.value(subscript.value))
+            index_node = subscript.slice[0].slice.value
+            index = _arg(synth, index_node, facts.value(index_node))
+            if isinstance(node, cst.Assign):
+                synth.lines.append(f"{base}[{index}] = {_arg(synth, node.value, facts.value(node.value))}")
+                synth.lines.append(f"__result__ = {base}")
+            else:
+                synth.lines.append(f"__result__ = {base}[{index}]")
         else:
             return None
     except _Unrenderable:
@@ -332,9 +399,44 @@ def _discarded_cast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
 
 
+def _loss_broadcast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """TTL511: run the loss, then show that its input and target broadcast to a bigger shape."""
+    node = _operation(facts)
+    if not isinstance(node, cst.Call):
+        return None
+    callee = facts.callee(node)
+    if callee is None or callee.args.has_star:
+        return None
+    args = callee.args
+    pair = [args.get(0, "input"), args.get(1, "target")]
+    if not all(isinstance(v, TensorValue) for v in pair):
+        return None
+    synth = Synth(facts)
+    try:
+        names = [synth.bind(v) for v in pair]
+        if callee.kind == "symbol" and callee.name.startswith("torch."):
+            func = callee.name
+        elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
+            func = synth.bind(callee.receiver)
+        else:
+            return None
+    except _Unrenderable:
+        return None
+    shown = facts.text(node)
+    a, b = names
+    synth.lines += [
+        f"__result__ = {func}({a}, {b})",
+        f"__shape__ = tuple(torch.broadcast_shapes({a}.shape, {b}.shape))",
+        f"assert __shape__ == tuple({a}.shape), (f\"`{shown}` averages over {{__shape__}} pairs: input \"",
+        f"    f\"{{tuple({a}.shape)}} and target {{tuple({b}.shape)}} broadcast against each other\")",
+    ]
+    return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
 Reproducer = Callable[[Facts], Optional[Tuple[str, str, bool]]]
 REPRODUCERS: Dict[str, Reproducer] = {
     "TTL101": _discarded_cast,
+    "TTL511": _loss_broadcast,
 }
 
 
@@ -384,8 +486,10 @@ def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
         return f"not confirmed on {device}: `{repro.summary}` raised {raised}"
     observed = result.get("observed")
     shown = f" (result {observed})" if observed else ""
+    if claim is not None and device not in claim.devices and outcome == "ok":
+        return f"runs on {device}, as the rule says (it fails on {', '.join(claim.devices)} only)"
     if claim is not None and claim.exception == "AssertionError":
-        return f"observed on {device}: `{repro.summary}` runs{shown}"
+        return f"observed on {device}: `{repro.summary}` gives {observed or 'no error'}"
     return f"not reproduced on {device}: `{repro.summary}` ran without error{shown}"
 
 

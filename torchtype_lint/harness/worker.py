@@ -103,12 +103,27 @@ def _run_child(job: Dict[str, Any], device: str, result_path: str, timeout: floa
         os._exit(0)
 
 
+def _warm_up(torch: Any) -> None:
+    """Run a few common CPU ops once, so each forked child inherits torch's lazily initialised
+    state (dispatcher tables, kernels) instead of paying for it again. CUDA is left alone, and
+    one intra-op thread keeps OpenMP from starting a thread pool, which does not survive a fork."""
+    torch.set_num_threads(1)
+    x = torch.rand(2, 3)
+    w = torch.rand(4, 3)
+    torch.nn.functional.linear(x, w)
+    x @ w.t()
+    torch.nn.functional.conv2d(torch.rand(1, 1, 4, 4), torch.rand(1, 1, 3, 3))
+    torch.nn.functional.cross_entropy(torch.rand(2, 3), torch.tensor([0, 1]))
+    torch.nn.Linear(3, 2)(x).sum().backward()
+
+
 def serve(device: str, parallel: int, timeout: float) -> None:
     import numpy  # noqa: F401 - fixtures use it; import once here, not in every child
     import torch
     import torch.nn  # noqa: F401
     import torch.nn.functional  # noqa: F401
 
+    _warm_up(torch)
     out = sys.stdout
     available = _device_available(torch, device)
     out.write(json.dumps({"ready": True, "torch": torch.__version__, "device": device,
