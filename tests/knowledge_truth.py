@@ -50,6 +50,8 @@ def describe_real(value: Any) -> Tuple[str, Optional[str], Optional[Tuple[int, .
         return "scalar", type(value).__name__, None
     if isinstance(value, np.generic):
         return "npscalar", value.dtype.name, ()
+    if isinstance(value, (dict, set)):
+        return type(value).__name__, None, (len(value),)
     if isinstance(value, (tuple, list)):
         # torch.Size and torch.return_types.max are tuples too
         return "list" if isinstance(value, list) else "tuple", None, (len(value),)
@@ -86,8 +88,10 @@ def contradiction(engine: Value, real: Any, require_known: bool = False) -> Opti
             return f"engine constant {engine.const!r}, real {real!r}"
         return None
     if isinstance(engine, SequenceValue):
-        if kind not in ("tuple", "list"):
+        if kind != engine.container:
             return f"engine says {engine.container}, real value is a {kind}"
+        if kind in ("dict", "set"):
+            return None
         if engine.items is not None and len(engine.items) != len(real):
             return f"engine has {len(engine.items)} items, real {len(real)}"
         if engine.items is not None:

@@ -140,6 +140,8 @@ class Interpreter:
         self.assignments: List[Assignment] = []
         self.recording = True
         self.autocast_depth = 0
+        #: dtype of each enclosing autocast region (None: not knowable), innermost last.
+        self.autocast_dtypes: List[Optional[str]] = []
         self.no_grad_depth = 0
         self.branch_depth = 0
         self.moves_to_cuda = False
@@ -153,6 +155,9 @@ class Interpreter:
         self.globals = Frame({})
         self.frame = self.globals
         self.annotated_returns: Dict[Any, Value] = {}
+        #: Bumped whenever a mutable value (module dtype, instance attribute) changes, so a
+        #: memoised call result computed before ``model.double()`` is not reused after it.
+        self.heap_version = 0
 
     # ------------------------------------------------------------------ public API
 
@@ -276,7 +281,7 @@ class Interpreter:
             # In-place: the destination keeps its dtype (or the op raises, which rules report).
             result = TensorValue(left.dtypes, result.shape if result.shape is not None else left.shape,
                                  left.origin, left.device, left.requires_grad)
-        self.assign_target(stmt.target, result, stmt, record=False)
+        self.assign_target(stmt.target, result, stmt)
         return False
 
     def _return(self, stmt: cst.Return) -> bool:
@@ -396,6 +401,7 @@ class Interpreter:
             if name in ("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
                         "torch.cpu.amp.autocast"):
                 autocast += 1
+                self.autocast_dtypes.append(_autocast_dtype(name, self._callees.get(item.item)))
             if name in ("torch.no_grad", "torch.inference_mode"):
                 no_grad += 1
             if item.asname is not None:
@@ -407,6 +413,8 @@ class Interpreter:
         finally:
             self.autocast_depth -= autocast
             self.no_grad_depth -= no_grad
+            if autocast:
+                del self.autocast_dtypes[-autocast:]
 
     def _callee_name(self, node: Any) -> Optional[str]:
         callee = self._callees.get(node) if isinstance(node, cst.Call) else None
@@ -505,9 +513,18 @@ class Interpreter:
             items: Optional[Sequence[Value]] = None
             if isinstance(value, SequenceValue) and value.items is not None and len(value.items) == len(elements):
                 items = value.items
+            starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            if isinstance(value, SequenceValue) and value.items is not None and len(starred) == 1 and \
+                    len(value.items) >= len(elements) - 1:
+                star = starred[0]
+                after = len(elements) - star - 1
+                middle = value.items[star:len(value.items) - after]
+                items = value.items[:star] + (_list_of(middle),) + value.items[len(value.items) - after:]
             for i, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
-                    self.assign_target(element.value, TOP, stmt, record)
+                    rest = items[i] if items is not None else (
+                        SequenceValue("list", value.element) if isinstance(value, SequenceValue) else TOP)
+                    self.assign_target(element.value, rest, stmt, record)
                     continue
                 if items is not None:
                     item = items[i]
@@ -528,6 +545,7 @@ class Interpreter:
                 if self.branch_depth and name in owner.attrs:
                     value = join(owner.attrs[name], value)
                 owner.attrs[name] = value
+                self.heap_version += 1
                 self._set(target, value)
                 if record and self.recording:
                     self.assignments.append(Assignment(target, "self." + name if isinstance(
@@ -720,7 +738,10 @@ class Interpreter:
         left = self.eval(node.left)
         right = self.eval(node.right)
         op = _OPERATOR_SYMBOLS.get(type(node.operator).__name__, "?")
-        return self.binary(left, right, op, node)
+        result = self.binary(left, right, op, node)
+        if self.autocast_dtypes:
+            result = _under_autocast(Callee("operator", op), result, node, self.autocast_dtypes[-1])
+        return result
 
     def binary(self, left: Value, right: Value, op: str, node: Any) -> Value:
         if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
@@ -731,6 +752,13 @@ class Interpreter:
             return NP.binary_op(left, right, op, node)
         if isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
             return _scalar_binary(left, right, op)
+        if op == "*" and isinstance(left, SequenceValue) and isinstance(right, ScalarValue) and \
+                right.pytype == "int" and left.container in ("list", "tuple"):
+            # [x] * n: same elements, count unknown unless both are constants
+            count = right.const
+            items = left.items * count if left.items is not None and isinstance(count, int) \
+                and 0 <= count * len(left.items) <= 64 else None
+            return SequenceValue(left.container, left.element, items, left.origin)
         if isinstance(left, SequenceValue) and isinstance(right, SequenceValue) and op == "+":
             return SequenceValue(left.container, join(left.element, right.element), (
                 left.items + right.items if left.items is not None and right.items is not None else None))
@@ -828,6 +856,8 @@ class Interpreter:
             callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
             if forward is not None:
                 result = self.call_function(forward, args, node, callee_value)
+        if self.autocast_dtypes:
+            result = _under_autocast(callee, result, node, self.autocast_dtypes[-1])
         callee.result = result
         self._callees[node] = callee
         return result
@@ -888,6 +918,9 @@ class Interpreter:
 
     def module_instance_method(self, module: Value, name: str, args: CallArgs, node: Any) -> Value:
         """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
+        if name in ("double", "float", "half", "bfloat16", "to", "type", "register_buffer",
+                    "register_parameter", "add_module", "register_module"):
+            self.heap_version += 1
         if name in ("double", "float", "half", "bfloat16"):
             _set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
                               weak=self.branch_depth > 0)
@@ -917,6 +950,8 @@ class Interpreter:
                 module.attrs[attr.const] = value
                 if name in ("register_buffer", "register_parameter"):
                     module.cast_attrs.add(attr.const)
+                if self.recording and isinstance(node, cst.Call) and node.args:
+                    self.assignments.append(Assignment(node.args[0].value, f"self.{attr.const}", value))
             return NoneValue()
         if isinstance(module, ModuleValue) and name == "forward":
             return NN.call_module(module, args, node)
@@ -946,7 +981,8 @@ class Interpreter:
             self._ensure_standalone(fn)
             return annotated if annotated is not TOP else self._memo.get((fnode, "standalone"), TOP)
         try:
-            key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.recording)
+            key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.recording,
+                   self.heap_version, tuple(self.autocast_dtypes))
             hash(key)
         except TypeError:
             key = None
@@ -1075,7 +1111,8 @@ class Interpreter:
         if isinstance(iterable, TensorValue):
             return _index_first(iterable)
         if isinstance(iterable, DataLoaderValue):
-            return _collate(iterable.item, iterable.batch_size)
+            return _collate(iterable.item, iterable.batch_size,
+                            iterable.origin.node if iterable.origin is not None else None)
         if isinstance(iterable, ModuleValue) and iterable.short_name in ("Sequential", "ModuleList"):
             element: Value = TOP
             for i, child in enumerate(iterable.children):
@@ -1283,6 +1320,13 @@ def _widen(old: Dict[str, Value], new: Dict[str, Value]) -> Dict[str, Value]:
     for name, value in new.items():
         out[name] = value if name in old and _envs_equal({name: old[name]}, {name: value}) else TOP
     return out
+
+
+def _list_of(items: Tuple[Value, ...]) -> SequenceValue:
+    element: Value = items[0] if items else TOP
+    for item in items[1:]:
+        element = join(element, item)
+    return SequenceValue("list", element, tuple(items))
 
 
 def _index_first(t: TensorValue) -> Value:
@@ -1541,8 +1585,13 @@ def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
     batch_size_value = args.get(1, "batch_size")
     batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
         1 if not args.has(1, "batch_size") else None)
-    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star:
+    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star or \
+            isinstance(batch_size_value, NoneValue):
         return TOP
+    drop_last = args.kw.get("drop_last")
+    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True):
+        # The last batch holds the remainder: the batch dim is only known when it is dropped.
+        batch_size = None
     item: Value = TOP
     if isinstance(dataset, InstanceValue):
         getitem = dataset.cls.methods.get("__getitem__")
@@ -1556,26 +1605,26 @@ def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
     return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"))
 
 
-def _collate(item: Value, batch_size: Optional[int]) -> Value:
-    """torch's default_collate: Python floats -> float64, ints -> int64, arrays keep dtype."""
+def _collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> Value:
+    """torch's default_collate: Python floats -> float64, ints -> int64, arrays keep dtype.
+    Tuples and lists of fields become lists of batched fields."""
     batch: Any = batch_size if isinstance(batch_size, int) else None
     if isinstance(item, TensorValue):
         shape = None if item.shape is None else (batch,) + tuple(item.shape)
         return TensorValue(item.dtypes, shape, item.origin, item.device)
     if isinstance(item, ArrayValue):
         shape = None if item.shape is None else (batch,) + tuple(item.shape)
-        return TensorValue(item.dtypes, shape, Origin(item.origin.node if item.origin else None,
-                                                      "default_collate keeps the ndarray's dtype",
+        return TensorValue(item.dtypes, shape, Origin(loader_node, "default_collate keeps the ndarray's dtype",
                                                       item.origin), "cpu")
     if isinstance(item, ScalarValue):
         dtype = {"float": FLOAT64, "int": INT64, "bool": BOOL}.get(item.pytype)
         if dtype is None:
             return TOP
         return TensorValue(frozenset({dtype}), (batch,),
-                           Origin(item.origin.node if item.origin else None,
-                                  f"default_collate turns Python {item.pytype}s into {dtype}"), "cpu")
+                           Origin(loader_node, f"default_collate turns Python {item.pytype}s into {dtype}",
+                                  item.origin), "cpu")
     if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
-        return SequenceValue("list", TOP, tuple(_collate(i, batch_size) for i in item.items))
+        return SequenceValue("list", TOP, tuple(_collate(i, batch_size, loader_node) for i in item.items))
     return TOP
 
 
@@ -1636,6 +1685,61 @@ _EXPRESSION_HANDLERS: Dict[type, Callable[[Interpreter, Any], Value]] = {
     cst.Await: Interpreter._await,
     cst.Call: Interpreter._call,
 }
+
+
+# ---------------------------------------------------------------------- autocast
+
+#: Ops autocast runs in its lower precision (float16/bfloat16): matrix products and the
+#: layers built on them. Their results under autocast have the autocast dtype.
+_AUTOCAST_LOWER_SYMBOLS = {"torch.matmul", "torch.mm", "torch.bmm", "torch.mv", "torch.addmm",
+                           "torch.baddbmm", "torch.addbmm", "torch.einsum",
+                           "torch.nn.functional.linear", "torch.nn.functional.conv1d",
+                           "torch.nn.functional.conv2d", "torch.nn.functional.conv3d"}
+_AUTOCAST_LOWER_METHODS = {"matmul", "mm", "bmm", "mv"}
+_AUTOCAST_LOWER_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                           "ConvTranspose2d", "ConvTranspose3d"}
+
+
+def _autocast_dtype(name: str, callee: Optional[Callee]) -> Optional[str]:
+    """The dtype an autocast region computes in: ``dtype=``, else float16 on CUDA and
+    bfloat16 on CPU (torch's defaults); None when the device is not known."""
+    if callee is None or callee.args.has_star:
+        return None
+    if "dtype" in callee.args.kw:
+        return T.dtype_of_arg(callee.args.kw["dtype"])
+    if name == "torch.cuda.amp.autocast":
+        return "float16"
+    if name == "torch.cpu.amp.autocast":
+        return "bfloat16"
+    device = T.device_of_arg(callee.args.get(0, "device_type"))
+    return {"cuda": "float16", "cpu": "bfloat16"}.get(device or "")
+
+
+def _under_autocast(callee: Callee, result: Value, node: Any, dtype: Optional[str]) -> Value:
+    """A result computed inside an autocast region.
+
+    Matrix products and linear/conv layers run in the autocast dtype. Other ops whose result
+    would be float16/bfloat16 may run in float32 instead (autocast's float32 list differs by
+    device), so their dtype becomes unknown; explicit casts keep theirs.
+    """
+    if not isinstance(result, TensorValue):
+        return result
+    lower = (callee.kind == "symbol" and callee.name in _AUTOCAST_LOWER_SYMBOLS) or (
+        callee.kind == "method" and callee.name in _AUTOCAST_LOWER_METHODS) or (
+        callee.kind == "operator" and callee.name == "@") or (
+        callee.kind == "module" and isinstance(callee.receiver, ModuleValue)
+        and callee.receiver.short_name in _AUTOCAST_LOWER_MODULES)
+    if lower:
+        if dtype is None or not result.dtypes or not all(is_floating(d) and d != FLOAT64 for d in result.dtypes):
+            return TensorValue(None, result.shape, None, result.device, result.requires_grad)
+        return TensorValue(frozenset({dtype}), result.shape,
+                           Origin(node, f"computed under torch.autocast, which gives {dtype}"),
+                           result.device, result.requires_grad)
+    if callee.kind == "method" and (callee.name in D.CAST_METHODS or callee.name in ("to", "type", "type_as")):
+        return result
+    if result.dtypes and any(d in ("float16", "bfloat16") for d in result.dtypes):
+        return TensorValue(None, result.shape, None, result.device, result.requires_grad)
+    return result
 
 
 def analyse(module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,

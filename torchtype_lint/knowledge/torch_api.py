@@ -311,8 +311,10 @@ def _matmul_fn(name: str, args: CallArgs, node: Any, env: Env) -> Value:
 
 def _cat(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     seq = args.get(0, "tensors")
-    if not isinstance(seq, SequenceValue) or seq.items is None:
+    if not isinstance(seq, SequenceValue) or seq.container not in ("list", "tuple"):
         return TOP
+    if seq.items is None:
+        return _cat_homogeneous(name, seq.element, args, node)
     items = seq.items
     if not items or not all(isinstance(t, TensorValue) for t in items):
         return TOP
@@ -329,6 +331,27 @@ def _cat(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     return TensorValue(None if dtype is None else frozenset({dtype}), shape,
                        _origin(node, f"torch.{name} promotes its inputs"),
                        _common_device(items))
+
+
+def _cat_homogeneous(name: str, element: Value, args: CallArgs, node: Any) -> Value:
+    """cat/stack of a list of unknown length whose elements all have ``element``'s value
+    (a comprehension, a list built by append): the dtype is known when it is a single one,
+    the joined dim's size is not."""
+    if not isinstance(element, TensorValue):
+        return TOP
+    dim = int_const(args.get(1, "dim")) if args.has(1, "dim") else 0
+    shape: Shape = None
+    if element.shape is not None and dim is not None:
+        rank = len(element.shape) + (0 if name in ("cat", "concat") else 1)
+        d = dim + rank if dim < 0 else dim
+        if 0 <= d < rank:
+            if name in ("cat", "concat"):
+                shape = tuple(None if i == d else x for i, x in enumerate(element.shape))
+            else:
+                shape = tuple(element.shape[:d]) + (None,) + tuple(element.shape[d:])
+    dtypes = element.dtypes if element.dtypes is not None and len(element.dtypes) == 1 else None
+    return TensorValue(dtypes, shape, element.origin if dtypes else _origin(node, f"torch.{name}"),
+                       element.device)
 
 
 def _common_device(values: Any) -> Optional[str]:
