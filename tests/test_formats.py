@@ -186,3 +186,30 @@ def test_full_format_reads_the_file_when_no_source_is_given(tmp_path):
     text = render("full", [finding])
     assert "2 | x = 1\n  |     ^\n" in text
     assert "      line 1: `import torch` (note)" in text
+
+
+def _notebook(path: Path) -> None:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# demo\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": ["import torch\n", "labels = torch.tensor([0, 1])\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": ["%matplotlib inline\n", "labels.float()\n"]},
+    ]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
+def test_notebook_findings_in_github_and_sarif(project, capsys):
+    _notebook(project / "nb.ipynb")
+    code, out, _ = check(capsys, "--output-format", "github", "nb.ipynb")
+    assert code == 1
+    # No line= for a notebook: its lines count within a cell, not within the .ipynb file.
+    assert out.startswith("::warning file=nb.ipynb,title=torchtype-lint (TTL101)::"
+                          "TTL101 cell 3, line 2, column 1: result of `labels.float()` is discarded")
+    assert out.count("\n") == 1
+    code, document = _sarif(capsys, "nb.ipynb")
+    result = document["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "nb.ipynb",
+                                                                               "uriBaseId": "%SRCROOT%"}}
+    assert result["message"]["text"].startswith("cell 3, line 2, column 1: result of `labels.float()`")
+    assert result["properties"] == {"notebookCell": 3, "cellLine": 2, "cellColumn": 1}

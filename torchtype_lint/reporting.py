@@ -135,10 +135,16 @@ def format_github(findings: Sequence[Finding], sources: Mapping[str, str]) -> st
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
         loc = f.location
-        props = [f"file={_escape_property(f.path)}", f"line={loc.line}", f"col={loc.column + 1}",
-                 f"endLine={loc.end_line}", f"endColumn={loc.end_column + 1}",
-                 f"title={_escape_property(f'{TOOL_NAME} ({f.code})')}"]
-        out.append(f"::{level} {','.join(props)}::{_escape_data(f'{f.code} {f.message}')}\n")
+        props = [f"file={_escape_property(f.path)}"]
+        cell = _notebook_cell(f)
+        if cell is None:
+            props += [f"line={loc.line}", f"col={loc.column + 1}", f"endLine={loc.end_line}",
+                      f"endColumn={loc.end_column + 1}"]
+        props.append(f"title={_escape_property(f'{TOOL_NAME} ({f.code})')}")
+        # A notebook's lines count within a cell, not within the .ipynb file GitHub shows:
+        # annotate the file and say where in the message.
+        where = f"cell {cell}, line {loc.line}, column {loc.column + 1}: " if cell is not None else ""
+        out.append(f"::{level} {','.join(props)}::{_escape_data(f'{f.code} {where}{f.message}')}\n")
     return "".join(out)
 
 
@@ -160,6 +166,11 @@ def _region(loc: Location) -> Dict[str, int]:
     if (loc.end_line, loc.end_column) > (loc.line, loc.column):
         region.update(endLine=loc.end_line, endColumn=loc.end_column + 1)
     return region
+
+
+def _notebook_cell(finding: Finding) -> Optional[int]:
+    """The cell number of a notebook finding (notebook.py), whose lines count within the cell."""
+    return getattr(finding, "cell", None) or None
 
 
 def _sarif_level(severity: str) -> str:
@@ -188,16 +199,27 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
     results = []
     for f in findings:
         artifact = _artifact(f.path)
-        primary = {"physicalLocation": {"artifactLocation": artifact, "region": _region(f.location)}}
+        cell = _notebook_cell(f)
+        if cell is not None:
+            # Lines within a notebook cell are not lines of the .ipynb file: no region, the
+            # cell and line go into the message and the properties.
+            primary: Dict[str, Any] = {"physicalLocation": {"artifactLocation": artifact}}
+            text = f"cell {cell}, line {f.location.line}, column {f.location.column + 1}: {f.message}"
+        else:
+            primary = {"physicalLocation": {"artifactLocation": artifact, "region": _region(f.location)}}
+            text = f.message
         result: Dict[str, Any] = {
             "ruleId": f.code,
             "level": _sarif_level(f.severity),
-            "message": {"text": f.message},
+            "message": {"text": text},
             "locations": [primary],
         }
+        if cell is not None:
+            result["properties"] = {"notebookCell": cell, "cellLine": f.location.line,
+                                    "cellColumn": f.location.column + 1}
         if f.code in index:
             result["ruleIndex"] = index[f.code]
-        if f.provenance:
+        if f.provenance and cell is None:
             related = []
             for i, step in enumerate(f.provenance):
                 related.append({
@@ -212,7 +234,7 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
                     for r in reversed(related)]
             flow.append({"location": {**primary, "message": {"text": f.message}}})
             result["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
-        if f.fix is not None and f.fix.location is not None and f.fix.new_text is not None:
+        if cell is None and f.fix is not None and f.fix.location is not None and f.fix.new_text is not None:
             result["fixes"] = [{
                 "description": {"text": f.fix.description},
                 "artifactChanges": [{
