@@ -390,3 +390,111 @@ def test_autocast_of_unknown_dtype_makes_outputs_unknown():
                 y = lin(x)
             return nn.Linear(2, 2)(y), y @ torch.randn(2, 2)
     """) == []
+
+
+# --------------------------------------------------------------------------- quoted torch messages are real
+
+#: (snippet, code): the message of the finding quotes torch; the snippet, run with torch,
+#: must raise an error whose first line contains that quote.
+QUOTED = [
+    ("a = torch.ones(2, 3, dtype=torch.long) @ torch.ones(3, 2)", "TTL201"),
+    ("a = torch.ones(3) @ torch.ones(3, dtype=torch.long)", "TTL201"),
+    ("a = torch.mm(torch.ones(2, 3, dtype=torch.int32), torch.ones(3, 2, dtype=torch.long))", "TTL201"),
+    ("a = torch.bmm(torch.ones(1, 2, 3), torch.ones(1, 3, 2, dtype=torch.long))", "TTL201"),
+    ("a = torch.einsum('ij,jk->ik', torch.ones(2, 3), torch.ones(3, 2, dtype=torch.long))", "TTL201"),
+    ("a = torch.dot(torch.ones(3), torch.ones(3, dtype=torch.long))", "TTL201"),
+    ("a = torch.mv(torch.ones(2, 3), torch.ones(3, dtype=torch.long))", "TTL201"),
+    ("a = torch.tensordot(torch.ones(2, 3), torch.ones(3, 2, dtype=torch.long), dims=1)", "TTL201"),
+    ("a = torch.addmm(torch.zeros(2, 2), torch.ones(2, 3), torch.ones(3, 2, dtype=torch.long))", "TTL201"),
+    ("a = F.linear(torch.ones(2, 3, dtype=torch.long), torch.ones(4, 3))", "TTL201"),
+    ("a = torch.inner(torch.ones(3), torch.ones(3, dtype=torch.float64))", "TTL401"),
+    ("a = torch.addbmm(torch.zeros(2, 2), torch.ones(1, 2, 3), torch.ones(1, 3, 2, dtype=torch.float64))", "TTL401"),
+    ("a = torch.matmul(torch.ones(2, 3), torch.ones(3, 2).half())", "TTL401"),
+    ("a = torch.cdist(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64))", "TTL401"),
+    ("a = nn.Linear(3, 2)(torch.ones(1, 3, dtype=torch.long))", "TTL202"),
+    ("a = nn.Linear(3, 2, bias=False)(torch.ones(1, 3, dtype=torch.long))", "TTL202"),
+    ("a = nn.Conv2d(3, 2, 3)(torch.ones(1, 3, 5, 5, dtype=torch.long))", "TTL202"),
+    ("a = nn.Conv2d(3, 2, 3, bias=False)(torch.ones(1, 3, 5, 5, dtype=torch.long))", "TTL202"),
+    ("a = nn.ConvTranspose2d(3, 2, 3)(torch.ones(1, 3, 5, 5, dtype=torch.long))", "TTL202"),
+    ("a = nn.BatchNorm2d(3)(torch.ones(2, 3, 4, 4, dtype=torch.uint8))", "TTL202"),
+    ("a = nn.LayerNorm(3)(torch.ones(2, 3, dtype=torch.long))", "TTL202"),
+    ("a = nn.LSTMCell(3, 2)(torch.ones(4, 3, dtype=torch.long))", "TTL202"),
+    ("x = torch.ones(2, 5, 4, dtype=torch.long)\na = nn.TransformerEncoderLayer(4, 2, 8, batch_first=True)(x)", "TTL202"),
+    ("a = nn.Conv1d(3, 2, 3)(torch.ones(1, 3, 5).half())", "TTL401"),
+    ("a = nn.Linear(3, 2, bias=False)(torch.ones(1, 3, dtype=torch.float64))", "TTL401"),
+    ("a = nn.LayerNorm(3)(torch.ones(2, 3, dtype=torch.float64))", "TTL401"),
+    ("a = nn.GRU(3, 4)(torch.ones(2, 1, 3, dtype=torch.long))", "TTL203"),
+    ("x = torch.tensor([1, 2])\nx *= 0.5", "TTL204"),
+    ("x = torch.tensor([1, 2])\nx.sqrt_()", "TTL204"),
+    ("x = torch.tensor([1, 2])\nx.sub_(torch.tensor([0.5, 0.5]))", "TTL204"),
+    ("x = torch.zeros(2, dtype=torch.int32)\ntorch.mul(torch.ones(2), 0.5, out=x)", "TTL204"),
+    ("x = torch.zeros(3)\nx[torch.tensor([0, 1])] = torch.ones(2, dtype=torch.long)", "TTL205"),
+    ("x = torch.zeros(3)\nx.index_add_(0, torch.tensor([0]), torch.ones(1, dtype=torch.float64))", "TTL205"),
+    ("x = torch.zeros(3)\nx.index_copy_(0, torch.tensor([0]), torch.ones(1, dtype=torch.float64))", "TTL205"),
+    ("x = torch.zeros(3)\nx.scatter_(0, torch.tensor([0]), torch.ones(1, dtype=torch.float64))", "TTL205"),
+    ("x = torch.zeros(3)\nx.masked_scatter_(x == 0, torch.ones(3, dtype=torch.float64))", "TTL205"),
+    ("x = torch.zeros(3)\nx.index_put_((torch.tensor([0]),), torch.ones(1, dtype=torch.float64))", "TTL205"),
+    ("a = torch.zeros(3, dtype=torch.long, requires_grad=True)", "TTL206"),
+    ("x = torch.tensor([True])\nx.requires_grad_()", "TTL206"),
+    ("a = nn.Parameter(torch.tensor([True, False]))", "TTL206"),
+    ("a = F.nll_loss(torch.randn(4, 3), torch.tensor([0, 1, 2, 0], dtype=torch.int16))", "TTL207"),
+    ("a = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 4))", "TTL207"),
+    ("a = F.cross_entropy(torch.randn(4, 3), torch.zeros(4, 3, dtype=torch.int32))", "TTL207"),
+    ("a = nn.BCELoss()(torch.rand(4).half(), torch.rand(4))", "TTL208"),
+    ("a = F.binary_cross_entropy_with_logits(torch.randn(4), torch.ones(4, dtype=torch.int32))", "TTL208"),
+    ("a = F.binary_cross_entropy_with_logits(torch.randn(4), torch.ones(4, dtype=torch.bool))", "TTL208"),
+    ("p = torch.randn(4, requires_grad=True)\nloss = nn.HuberLoss()(p, torch.ones(4, dtype=torch.long))\n"
+     "loss.backward()", "TTL208"),
+    ("a = F.embedding(torch.tensor([0, 1], dtype=torch.int16), torch.randn(3, 2))", "TTL209"),
+    ("a = nn.Embedding(3, 2)(torch.tensor([True, False]))", "TTL209"),
+    ("a = torch.randn(3).scatter(0, torch.tensor([0.0]), torch.ones(1))", "TTL209"),
+    ("a = torch.zeros(3).index_add_(0, torch.tensor([0.0]), torch.ones(1))", "TTL209"),
+    ("a = torch.gather(torch.randn(2, 3), 1, torch.zeros(2, 1, dtype=torch.uint8))", "TTL209"),
+    ("x = torch.randn(3)\na = x[torch.tensor([0, 1], dtype=torch.int16)]", "TTL210"),
+    ("x = torch.randn(3)\nx[1.0] = 2.0", "TTL210"),
+    ("a = torch.tensor([1, 2]).var()", "TTL211"),
+    ("a = torch.std_mean(torch.tensor([1, 2]))", "TTL211"),
+    ("a = torch.var_mean(torch.tensor([1, 2]))", "TTL211"),
+    ("a = torch.nanmean(torch.tensor([1, 2]))", "TTL211"),
+    ("a = torch.tensor([1, 2]).norm()", "TTL211"),
+    ("a = F.normalize(torch.ones(2, 3, dtype=torch.long), dim=1)", "TTL211"),
+    ("a = torch.linalg.vector_norm(torch.ones(3, dtype=torch.long))", "TTL211"),
+    ("a = torch.quantile(torch.tensor([1, 2]), 0.5)", "TTL211"),
+    ("a = torch.tensor([1, 2]).log_softmax(0)", "TTL211"),
+    ("a = nn.Softmax(dim=-1)(torch.tensor([True, False]))", "TTL211"),
+    ("a = torch.rand_like(torch.tensor([1, 2]))", "TTL211"),
+    ("a = torch.randn_like(torch.tensor([1, 2]))", "TTL211"),
+    ("a = nn.GELU()(torch.tensor([1, 2]))", "TTL211"),
+    ("a = F.cross_entropy(torch.ones(4, 3, dtype=torch.long), torch.tensor([0, 1, 2, 0]))", "TTL211"),
+    ("m = torch.tensor([1, 2]) > 1\na = m - 1.0", "TTL212"),
+    ("m = torch.tensor([1, 2]) > 1\na = -m", "TTL212"),
+]
+
+_QUOTE = __import__("re").compile(r"""\((?:torch: )?(?P<q>["'])(?P<text>.+?)(?P=q)\)""")
+
+
+def test_quoted_torch_messages_match_what_torch_raises():
+    quotes = {}
+    for snippet, code in QUOTED:
+        finding = only(snippet, code)
+        match = _QUOTE.search(finding.message)
+        assert match, f"{code}: no quoted torch message in {finding.message}"
+        quotes[snippet] = match.group("text")
+    script = textwrap.dedent("""
+        import json, sys, warnings
+        warnings.simplefilter("ignore")
+        out = {}
+        for snippet in json.load(sys.stdin):
+            try:
+                exec(compile(sys.argv[1] + snippet, "snippet", "exec"), {})
+                out[snippet] = None
+            except Exception as exc:
+                out[snippet] = str(exc).splitlines()[0]
+        print(json.dumps(out))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script, HEADER], input=json.dumps(list(quotes)),
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    raised = json.loads(proc.stdout.strip().splitlines()[-1])
+    wrong = {s: (quotes[s], raised[s]) for s in quotes if raised[s] is None or quotes[s] not in raised[s]}
+    assert not wrong, wrong

@@ -202,14 +202,14 @@ def matmul_message(label: str, a: str, b: str, a_rank: Optional[int], b_rank: Op
     """The first line torch 2.13 prints for a matrix product of dtypes ``a`` and ``b`` (CPU)."""
     if label in ("torch.bmm", "torch.einsum", "torch.baddbmm", ".bmm()", "torch.cdist"):
         return f"expected scalar type {scalar_type_name(a)} but found {scalar_type_name(b)}"
-    if label == "torch.tensordot":
+    if label in ("torch.tensordot", "torch.inner", ".inner()"):
         return "both inputs should have same dtype"
-    if label in ("torch.dot", ".dot()", "torch.inner", ".inner()") or (a_rank == 1 and b_rank == 1):
+    if label in ("torch.dot", ".dot()") or (a_rank == 1 and b_rank == 1 and label in ("@", "torch.matmul", ".matmul()")):
         return (f"dot : expected both vectors to have same dtype, but found "
                 f"{scalar_type_name(a)} and {scalar_type_name(b)}")
-    if label in ("torch.mv", ".mv()"):
+    if label in ("torch.mv", ".mv()", "torch.addmv"):
         return "addmv input tensors must have the same dtype"
-    if label == "torch.addmm":
+    if label in ("torch.addmm", "torch.addbmm"):
         return "self and mat2 must have the same dtype"
     return f"expected m1 and m2 to have the same dtype, but got: {c10_name(a)} != {c10_name(b)}"
 
@@ -233,9 +233,10 @@ RNN_LAYERS = {"LSTM", "GRU", "RNN"}
 NORM_LAYERS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
                "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"}
 #: Layers that pass the input dtype through, so a Sequential's first real layer sees it.
-PASS_THROUGH = {"ReLU", "ReLU6", "LeakyReLU", "Tanh", "Sigmoid", "Dropout", "Dropout1d", "Dropout2d",
-                "Dropout3d", "Identity", "Flatten", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-                "Unflatten"}
+#: Only layers verified to keep every dtype, integers included (Sigmoid/Tanh turn ints into
+#: float32, Dropout and LeakyReLU reject ints with errors of their own).
+PASS_THROUGH = {"ReLU", "ReLU6", "Identity", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d",
+                "MaxPool3d"}
 
 
 def first_layer(module: Value, x: Value) -> Optional[Tuple[ModuleValue, Value, str]]:

@@ -125,8 +125,8 @@ class MatmulDtypeMismatch(DtypeRule):
         if found is None:
             return
         label, a, b, a_node, b_node = found
-        if mismatch_kind(a, b) != "mixing":
-            return
+        if mismatch_kind(a, b) != "mixing" or label == "torch.cdist":
+            return  # cdist rejects integers with a message of its own
         report_mismatch(self, ev, node, label, a, b, a_node, b_node)
 
 
@@ -800,7 +800,14 @@ class ClassTargetDtype(DtypeRule):
         lr, tr = rank(logits), rank(target)
         cross_entropy = name in ("cross_entropy", "CrossEntropyLoss")
         message, want = None, None
-        if all(category(d) <= 1 and d not in (INT64, UINT8) for d in dtypes):
+        if cross_entropy and all(category(d) <= 1 and d not in (INT64, UINT8) for d in dtypes) and \
+                lr is not None and tr == lr and lr >= 1:
+            # Same shape as the input: read as class probabilities, which must be float.
+            t = one(target)
+            message = ("Expected floating point type for target with class probabilities, got "
+                       f"{scalar_type_name(t) if t else 'Int'}")
+            want = FLOAT32
+        elif all(category(d) <= 1 and d not in (INT64, UINT8) for d in dtypes):
             t = one(target)
             message = (f"expected target dtype to be Long or Byte, but got {scalar_type_name(t)}" if t
                        else "expected target dtype to be Long or Byte")
@@ -1026,9 +1033,10 @@ class IndexArgumentDtype(DtypeRule):
 def _embedding_message(index: Value) -> str:
     d = one(index)
     legacy = _LEGACY_NAMES.get(d or "")
-    got = f"torch.{legacy}" if legacy and d != BOOL else "..."
-    return ("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-            f"Long, Int; but got {got} instead")
+    prefix = "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"
+    if legacy and d != BOOL:  # bool prints a backend-specific name (CPUBoolType)
+        return f"{prefix}; but got torch.{legacy} instead"
+    return prefix
 
 
 # --------------------------------------------------------------------------- TTL210
@@ -1209,8 +1217,7 @@ class OpUndefinedForDtype(DtypeRule):
             return
         if "dtype" in args.kw and op in _ACCEPT_DTYPE:
             return
-        integer_only = op == "gelu"
-        if not all_dtypes(x, (lambda d: category(d) == 1) if integer_only else is_int_or_bool):
+        if not all_dtypes(x, is_int_or_bool):
             return
         d = one(x)
         torch_says = _NEEDS_FLOAT[op].format(d=scalar_type_name(d) if d else "...")
@@ -1277,8 +1284,8 @@ class BoolTensorSubtraction(DtypeRule):
                 x = ev.value(node.expression)
                 if all_dtypes(x, is_bool):
                     self.flag(ev, node,
-                              f"`{code(node)}` raises RuntimeError: negating a bool tensor is not supported "
-                              f"(`{code(node.expression, 30)}` is bool{origin_note(x)}); use "
+                              f"`{code(node)}` raises RuntimeError (\"Negation, the `-` operator, on a bool "
+                              f"tensor is not supported\"): `{code(node.expression, 30)}` is bool{origin_note(x)}; use "
                               f"`~{code(node.expression, 30)}` to invert a mask",
                               origin=x.origin)
             return
@@ -1301,8 +1308,11 @@ class BoolTensorSubtraction(DtypeRule):
             new_mask = cast_expr(mask_node, dtype)
             fixed = node.with_changes(right=new_mask) if bool_side == "right" else node.with_changes(left=new_mask)
             fix = Fix(node, fixed, f"Convert the mask: `{code(fixed)}`", safe=True)
+        two = all_dtypes(left, is_bool) and all_dtypes(right, is_bool)
+        torch_says = ("Subtraction, the `-` operator, with two bool tensors is not supported" if two
+                      else "Subtraction, the `-` operator, with a bool tensor is not supported")
         self.flag(ev, node,
-                  f"`{code(node)}` raises RuntimeError: subtraction with a bool tensor is not supported "
-                  f"(`{code(mask_node, 30)}` is bool{origin_note(mask)}); use `~{code(mask_node, 30)}` to "
+                  f"`{code(node)}` raises RuntimeError ({said(torch_says)}): "
+                  f"`{code(mask_node, 30)}` is bool{origin_note(mask)}; use `~{code(mask_node, 30)}` to "
                   f"invert a mask, or convert it first: `{code(mask_node, 30)}.long()`",
                   origin=mask.origin, fix=fix)
