@@ -208,6 +208,20 @@ labels.float()
 """
 
 
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# a notebook"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": ["import torch\n", "x = torch.randn(8, 10)\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": ["w = torch.randn(3, 2)\n", "y = x @ w\n"]},
+    ],
+    "metadata": {"kernelspec": {"language": "python", "name": "python3", "display_name": "Python 3"},
+                 "language_info": {"name": "python"}},
+    "nbformat": 4, "nbformat_minor": 5,
+}
+
+
 @dataclass
 class CheckRun:
     exit_code: int
@@ -223,8 +237,10 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
     root = tmp_path_factory.mktemp("confirm")
     marker, program = root / "ran", root / "prog.py"
     program.write_text(SIDE_EFFECT_PROGRAM.replace("MARKER", repr(str(marker))))
+    notebook = root / "nb.ipynb"
+    notebook.write_text(json.dumps(NOTEBOOK))
     bad_fixtures = sorted(str(p) for p in FIXTURES.glob("TTL*/bad_*.py"))
-    paths = [str(program)] + ([str(DEMO)] if DEMO.exists() else []) + bad_fixtures
+    paths = [str(program), str(notebook)] + ([str(DEMO)] if DEMO.exists() else []) + bad_fixtures
     out = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(out):
@@ -254,6 +270,14 @@ def test_check_confirm_never_runs_user_code(checked: CheckRun) -> None:
     assert {f["code"] for f in mine} >= {"TTL101", "TTL507"}, mine
     for f in mine:
         assert f["confirmations"] and f["confirmations"][0].startswith("confirmed on cpu: "), f
+
+
+def test_check_confirm_in_a_notebook(checked: CheckRun) -> None:
+    # Notebook findings count lines within their cell; the reproduction still finds the operation.
+    cells = [f for f in checked.findings if f["filename"].endswith("nb.ipynb")]
+    assert [(f["code"], f.get("cell")) for f in cells] == [("TTL507", 3)], cells
+    assert cells[0]["confirmations"] == [
+        "confirmed on cpu: RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x10 and 3x2)"]
 
 
 def test_check_confirm_reproduces_most_bad_fixtures(checked: CheckRun) -> None:

@@ -51,9 +51,12 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     files = []
+    positions: Dict[int, Any] = {}
     for path, items in by_path.items():
         # Code read from stdin is gone by now, and the file on disk may differ from it.
         source = None if getattr(args, "stdin_filename", None) == path else _read(path)
+        if source is not None and path.endswith(".ipynb"):
+            source = _notebook_text(source, items, positions)
         if source is None:
             for finding in items:
                 finding.confirmations.append("not confirmed: the source is not available to rebuild "
@@ -63,7 +66,8 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
     from .reproduce import confirm_findings
 
     try:
-        stats = confirm_findings(files, devices=("cpu", "cuda"))
+        stats = confirm_findings(files, devices=("cpu", "cuda"),
+                                 locate=lambda f: positions.get(id(f), (f.line, f.column)))
     except TorchMissing as exc:
         print(f"torchtype-lint: --confirm: {exc}", file=sys.stderr)
         return
@@ -71,6 +75,24 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
     n = stats["reproductions"]
     print(f"Confirmed with torch on {where or 'no device'}: {n} reproduction{'s' if n != 1 else ''} "
           f"in {stats['seconds']:.1f}s.", file=sys.stderr)
+
+
+def _notebook_text(raw: str, findings: List[Any], positions: Dict[int, Any]) -> Any:
+    """The notebook's code cells as the one program the linter analysed; each finding's
+    position in that text goes to ``positions`` (findings count lines within their cell)."""
+    from ..notebook import parse_notebook
+
+    try:
+        notebook = parse_notebook(raw)
+        text = notebook.joined()
+    except Exception:  # noqa: BLE001 - an unreadable notebook just stays unconfirmed
+        return None
+    first_lines = {cell.number: cell.first_line for cell in notebook.cells}
+    for finding in findings:
+        first = first_lines.get(getattr(finding, "cell", 0))
+        if first is not None:
+            positions[id(finding)] = (first + finding.line - 1, finding.column)
+    return text
 
 
 def _read(path: str) -> Any:

@@ -494,8 +494,12 @@ def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
 
 
 def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any = None,
-                     devices: Sequence[str] = ("cpu", "cuda")) -> Dict[str, Any]:
+                     devices: Sequence[str] = ("cpu", "cuda"),
+                     locate: Optional[Callable[[Any], Tuple[int, int]]] = None) -> Dict[str, Any]:
     """Attach torch's verdict to the findings of each ``(source, findings)`` pair, in place.
+
+    ``locate(finding) -> (line, column)`` maps a finding to its position in ``source`` when the
+    two differ (notebook findings count lines within their cell).
 
     Returns counts and the time taken. Raises ``pool.TorchMissing`` when torch is not
     installed; the caller says so and reports the findings unchanged.
@@ -518,7 +522,8 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
             rule = get_rule(finding.code)
             if rule is None or rule.runtime is None:
                 continue  # tool diagnostics and rules about annotations: nothing torch could say
-            facts = facts_by_key.get((finding.code, finding.line, finding.column))
+            line, column = locate(finding) if locate is not None else (finding.line, finding.column)
+            facts = facts_by_key.get((finding.code, line, column))
             repro = build(facts) if facts is not None else None
             if repro is None:
                 finding.confirmations.append(
