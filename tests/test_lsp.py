@@ -240,3 +240,61 @@ async def test_hover_on_a_noqa_code_shows_the_rule_documentation(client: Languag
     other = await client.text_document_hover_async(T.HoverParams(
         text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=3, character=column - 6)))
     assert other is None
+
+
+async def test_notebook_cells_are_one_program_with_diagnostics_per_cell(client: LanguageClient, tmp_path):
+    notebook_uri = _uri(tmp_path, "train.ipynb")
+    cell_uris = [f"vscode-notebook-cell:{tmp_path.as_posix()}/train.ipynb#cell{i}" for i in range(4)]
+    texts = ["%matplotlib inline\nimport numpy as np\nimport torch\nlabels = torch.tensor([0, 1])\n",
+             "# Training\n",
+             "a = np.random.rand(4, 3)\n",
+             "x = torch.from_numpy(a)\nlabels.float()\n"]
+    kinds = [T.NotebookCellKind.Code, T.NotebookCellKind.Markup, T.NotebookCellKind.Code, T.NotebookCellKind.Code]
+    for uri in cell_uris:
+        client.diagnostics.pop(uri, None)
+    client.notebook_document_did_open(T.DidOpenNotebookDocumentParams(
+        notebook_document=T.NotebookDocument(uri=notebook_uri, notebook_type="jupyter-notebook", version=1, cells=[
+            T.NotebookCell(kind=kind, document=uri) for kind, uri in zip(kinds, cell_uris)]),
+        cell_text_documents=[T.TextDocumentItem(uri=uri, language_id="python" if kind == T.NotebookCellKind.Code
+                                                else "markdown", version=1, text=text)
+                             for uri, kind, text in zip(cell_uris, kinds, texts)]))
+
+    # Both findings are in cell 4; TTL101's provenance points into cell 1.
+    diagnostics = await _published(client, cell_uris[3])
+    assert sorted(d.code for d in diagnostics) == ["TTL101", "TTL301"]
+    [diag] = [d for d in diagnostics if d.code == "TTL101"]
+    assert diag.range.start == T.Position(line=1, character=0)
+    assert "since cell 1, line 4: `torch.tensor([0, 1])`" in diag.message
+    [origin] = diag.related_information
+    assert origin.location.uri == cell_uris[0]
+    assert origin.location.range.start == T.Position(line=3, character=9)
+    assert await _published(client, cell_uris[0]) == []
+
+    # Hover in cell 4 on `x`: the dtype came from cell 3.
+    hover = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=cell_uris[3]), position=T.Position(line=0, character=0)))
+    assert "Tensor[float64, (4, 3)]" in hover.contents.value
+    assert "cell 3, line 1: `np.random.rand(4, 3)`" in hover.contents.value
+    assert hover.range == T.Range(start=T.Position(line=0, character=0), end=T.Position(line=0, character=1))
+
+    # The fix edits the cell's own text.
+    actions = await client.text_document_code_action_async(T.CodeActionParams(
+        text_document=T.TextDocumentIdentifier(uri=cell_uris[3]), range=diag.range,
+        context=T.CodeActionContext(diagnostics=[diag])))
+    [edit] = actions[0].edit.changes[cell_uris[3]]
+    assert (edit.range.start.line, edit.new_text) == (1, "labels = labels.float()")
+
+    # Editing cell 4 re-checks the notebook; closing it clears every cell.
+    client.diagnostics.pop(cell_uris[3])
+    client.notebook_document_did_change(T.DidChangeNotebookDocumentParams(
+        notebook_document=T.VersionedNotebookDocumentIdentifier(uri=notebook_uri, version=2),
+        change=T.NotebookDocumentChangeEvent(cells=T.NotebookDocumentCellChanges(text_content=[
+            T.NotebookDocumentCellContentChanges(
+                document=T.VersionedTextDocumentIdentifier(uri=cell_uris[3], version=2),
+                changes=[T.TextDocumentContentChangeWholeDocument(text="x = torch.from_numpy(a).float()\n")])]))))
+    assert await _published(client, cell_uris[3]) == []
+    client.diagnostics[cell_uris[3]] = ["stale"]
+    client.notebook_document_did_close(T.DidCloseNotebookDocumentParams(
+        notebook_document=T.NotebookDocumentIdentifier(uri=notebook_uri),
+        cell_text_documents=[T.TextDocumentIdentifier(uri=uri) for uri in cell_uris]))
+    assert await _published(client, cell_uris[3], lambda d: len(d) == 0) == []

@@ -25,7 +25,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .findings import Finding, Location, ProvenanceStep
 
@@ -203,18 +203,23 @@ def parse_notebook(raw: str) -> Notebook:
         raise NotebookError(f"not a valid notebook: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError("not a valid notebook: no `cells` list (only nbformat 4 is supported)")
+    cells = code_cells((number, _cell_source(cell)) for number, cell in enumerate(data["cells"], start=1)
+                       if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    indent_match = re.search(r"\n( +)\S", raw)
+    indent = len(indent_match.group(1)) if indent_match else None
+    return Notebook(data, cells, indent, raw.endswith("\n"))
+
+
+def code_cells(sources: Iterable[Tuple[int, str]]) -> List[CodeCell]:
+    """The code cells to analyse from (cell number, source) pairs, IPython syntax neutralised.
+    Also used by the language server, which receives cells rather than a file."""
     cells = []
-    for number, cell in enumerate(data["cells"], start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = _cell_source(cell)
+    for number, source in sources:
         if source.lstrip().startswith("%%"):
             continue  # a cell magic: the whole cell is another language or runs under IPython rules
         text, magic = neutralise(source)
         cells.append(CodeCell(number, source, text, magic))
-    indent_match = re.search(r"\n( +)\S", raw)
-    indent = len(indent_match.group(1)) if indent_match else None
-    return Notebook(data, cells, indent, raw.endswith("\n"))
+    return cells
 
 
 def dump_notebook(notebook: Notebook) -> str:

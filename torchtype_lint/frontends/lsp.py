@@ -8,7 +8,9 @@ What an editor gets:
 * code actions: the rule's fix, "ignore for this line" (``# noqa: CODE``) and
   ``source.fixAll.torchtype-lint`` (safe fixes only, like ``check --fix``);
 * hover on a tensor or ndarray variable: the inferred dtype, shape and device, and the chain
-  of statements they came from; hover on a code in a ``# noqa:`` comment: the rule's docs.
+  of statements they came from; hover on a code in a ``# noqa:`` comment: the rule's docs;
+* notebooks synced as notebook documents: the Python code cells are analysed as one program
+  (as ``check`` does for ``.ipynb`` files, through notebook.py), everything above per cell.
 
 The engine reports 1-based lines and code-point columns; LSP wants 0-based lines and columns
 in the negotiated encoding (UTF-16 unless the client offers another), converted here against
@@ -67,52 +69,80 @@ class HoverSpan:
         return (self.end[0] - self.start[0], self.end[1] - self.start[1])
 
 
+class HoverIndex:
+    """Where the tensors of one analysed text are, resolved on the first hover.
+
+    Resolving every node's position roughly doubles the time to the first diagnostics on a
+    large file, so it is done when an editor first asks for a hover, not with the diagnostics.
+    One index serves every cell of a notebook (they are analysed as one text).
+    """
+
+    def __init__(self, module: cst.Module, tensor_nodes: List[Tuple[Any, Any]],
+                 line_label: Callable[[int], str] = lambda line: f"line {line}"):
+        self.module = module
+        #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
+        self.tensor_nodes = tensor_nodes
+        #: How a 1-based line of the analysed text is shown ("line 4", "cell 2, line 4").
+        self.line_label = line_label
+        self.positions: Any = None
+        self.spans: Optional[List[HoverSpan]] = None
+
+    def prepare(self) -> None:
+        """Resolve positions (slow on big files: run it off the event loop)."""
+        if self.spans is not None:
+            return
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        self.positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = []
+        for node, value in self.tensor_nodes:
+            where = self.positions.get(node)
+            if where is not None:
+                spans.append(HoverSpan((where.start.line - 1, where.start.column),
+                                       (where.end.line - 1, where.end.column), node, value))
+        self.spans = spans
+
+    def markdown(self, span: HoverSpan) -> str:
+        return hover_markdown(_snippet(self.module, span.node), span.value, self.module, self.positions,
+                              self.line_label)
+
+
 @dataclass
 class Analysis:
-    """One analysis of one version of a document, with what the handlers need from it.
-
-    Hover data is prepared on the first hover, not with the diagnostics: resolving every
-    node's position roughly doubles the time to the first diagnostics on a large file.
-    """
+    """One analysis of one version of a document (or notebook cell), with what the handlers
+    need from it. ``line_offset``: lines of the analysed text before this document's first
+    line (non-zero for notebook cells after the first)."""
 
     version: Optional[int]
     lines: List[str]
     findings: List[Finding]
     config_error: Optional[str] = None
-    module: Optional[cst.Module] = field(default=None, repr=False)
-    #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
-    tensor_nodes: List[Tuple[Any, Any]] = field(default_factory=list, repr=False)
-    _positions: Any = field(default=None, repr=False)
-    _spans: Optional[List[HoverSpan]] = field(default=None, repr=False)
+    hover_index: Optional[HoverIndex] = field(default=None, repr=False)
+    line_offset: int = 0
+    #: Notebook cells: cell number -> (cell URI, its lines), where provenance steps point.
+    cells: Dict[int, Tuple[str, List[str]]] = field(default_factory=dict, repr=False)
 
     def hover_ready(self) -> bool:
-        return self._spans is not None
+        return self.hover_index is None or self.hover_index.spans is not None
 
     def prepare_hover(self) -> None:
-        """Resolve positions (slow on big files: run it off the event loop)."""
-        if self._spans is not None:
-            return
-        spans: List[HoverSpan] = []
-        if self.module is not None and self.tensor_nodes:
-            from libcst.metadata import MetadataWrapper, PositionProvider
-
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-            for node, value in self.tensor_nodes:
-                where = self._positions.get(node)
-                if where is not None:
-                    spans.append(HoverSpan((where.start.line - 1, where.start.column),
-                                           (where.end.line - 1, where.end.column), node, value))
-        self._spans = spans
+        if self.hover_index is not None:
+            self.hover_index.prepare()
 
     def hover_at(self, line: int, column: int) -> Optional[Tuple[HoverSpan, str]]:
-        """The span under the position and its markdown; call ``prepare_hover`` first."""
+        """The span under the position (in this document's coordinates) and its markdown."""
+        if self.hover_index is None:
+            return None
         self.prepare_hover()
+        at = (line + self.line_offset, column)
         # The innermost span wins: on `self.x` that is the attribute, on `x` the name.
-        hits = [span for span in self._spans or () if span.contains(line, column)]
+        hits = [span for span in self.hover_index.spans or () if span.start <= at <= span.end]
         if not hits:
             return None
         span = min(hits, key=HoverSpan.size)
-        return span, hover_markdown(_snippet(self.module, span.node), span.value, self.module, self._positions)
+        local = HoverSpan((span.start[0] - self.line_offset, span.start[1]),
+                          (span.end[0] - self.line_offset, span.end[1]), span.node, span.value)
+        return local, self.hover_index.markdown(span)
 
 
 def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[Finding]], Optional[str]]:
@@ -126,25 +156,67 @@ def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[F
         return Settings(), lambda findings: findings, f"torchtype-lint: configuration error: {exc}"
 
 
-def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
-    """Run the engine on one document's text. Never raises: an editor session must survive
-    anything, so a failure outside ``check_source`` (which never raises) becomes TTL000."""
-    try:
-        settings, postprocess, config_error = _settings_for(path)
-        result = check_source(source, path, settings, keep_analysis=True)
-        findings = postprocess(result.findings)
-    except Exception as exc:  # noqa: BLE001
-        message = f"internal error in the language server: {type(exc).__name__}: {' '.join(str(exc).split())}"
-        return Analysis(version, split_lines(source), [Finding("TTL000", message, "error", path)])
+def _run_engine(source: str, path: str) -> Tuple[List[Finding], Optional[str], Optional[cst.Module], List[Any]]:
+    """(findings, configuration error, module, tensor-valued nodes) for one text."""
+    settings, postprocess, config_error = _settings_for(path)
+    result = check_source(source, path, settings, keep_analysis=True)
     tensor_nodes: List[Tuple[Any, Any]] = []
     if result.module is not None and result.interpreter is not None:
         tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
                         if isinstance(node, (cst.Name, cst.Attribute)) and isinstance(value, (TensorValue, ArrayValue))]
-    return Analysis(version, split_lines(source), findings, config_error,
-                    result.module if tensor_nodes else None, tensor_nodes)
+    return postprocess(result.findings), config_error, result.module, tensor_nodes
 
 
-def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any) -> str:
+def _internal_error(path: str, exc: Exception) -> Finding:
+    text = " ".join(str(exc).split())
+    return Finding("TTL000", f"internal error in the language server: {type(exc).__name__}: {text}", "error", path)
+
+
+def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
+    """Run the engine on one document's text. Never raises: an editor session must survive
+    anything, so a failure outside ``check_source`` (which never raises) becomes TTL000."""
+    try:
+        findings, config_error, module, tensor_nodes = _run_engine(source, path)
+    except Exception as exc:  # noqa: BLE001
+        return Analysis(version, split_lines(source), [_internal_error(path, exc)])
+    index = HoverIndex(module, tensor_nodes) if module is not None and tensor_nodes else None
+    return Analysis(version, split_lines(source), findings, config_error, index)
+
+
+def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path: str) -> Dict[str, Analysis]:
+    """Analyse a notebook's code cells, given as (cell number, cell URI, text, version), as one
+    program (like ``check`` does for ``.ipynb`` files); one Analysis per cell URI."""
+    from ..notebook import Notebook, code_cells, to_cell_findings
+
+    by_number = {number: (uri, text, version) for number, uri, text, version in cells}
+    notebook = Notebook({}, code_cells((number, text) for number, _, text, _ in cells), None, False)
+    out: Dict[str, Analysis] = {uri: Analysis(version, split_lines(text), [])
+                                for _, uri, text, version in cells}  # cell magics and empty cells: clean
+    if not notebook.cells:
+        return out
+    try:
+        findings, config_error, module, tensor_nodes = _run_engine(notebook.joined(), path)
+        findings = to_cell_findings(notebook, findings)
+    except Exception as exc:  # noqa: BLE001
+        first = notebook.cells[0].number
+        out[by_number[first][0]].findings.append(_internal_error(path, exc))
+        return out
+
+    def label(line: int) -> str:
+        cell, local = notebook.locate(line)
+        return f"cell {cell.number}, line {local}"
+
+    index = HoverIndex(module, tensor_nodes, label) if module is not None and tensor_nodes else None
+    cell_map = {number: (uri, split_lines(text)) for number, (uri, text, _) in by_number.items()}
+    for cell in notebook.cells:
+        uri, text, version = by_number[cell.number]
+        mine = [f for f in findings if getattr(f, "cell", None) == cell.number]
+        out[uri] = Analysis(version, split_lines(text), mine, config_error, index, cell.first_line - 1, cell_map)
+    return out
+
+
+def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
+                   line_label: Callable[[int], str] = lambda line: f"line {line}") -> str:
     """What a hover shows: the value, then where its dtype and shape came from."""
     kind = "Tensor" if isinstance(value, TensorValue) else "ndarray"
     dtype = describe_dtypes(value.dtypes)
@@ -165,7 +237,7 @@ def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any) ->
             where = positions.get(link.node) if link.node is not None else None
             if where is None:
                 continue
-            step = f"- line {where.start.line}: `{_snippet(module, link.node)}`"
+            step = f"- {line_label(where.start.line)}: `{_snippet(module, link.node)}`"
             steps.append(step + (f" — {link.note}" if link.note else ""))
         if steps:
             text += ["", "Where it came from (newest first):", *steps]
@@ -231,11 +303,19 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     from pygls.lsp.server import LanguageServer
     from pygls.uris import to_fs_path
 
-    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+    # Notebooks: every cell is synced (markdown too) so that cell numbers match the file's.
+    notebook_sync = T.NotebookDocumentSyncOptions(
+        notebook_selector=[T.NotebookDocumentFilterWithNotebook(notebook="*")], save=True)
+    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+                            notebook_document_sync=notebook_sync)
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchtype-lint")
+    #: By document URI; a notebook's analyses are stored under its cells' URIs.
     analyses: Dict[str, Analysis] = {}
     pending: Dict[str, "asyncio.Task[None]"] = {}
     open_uris: set = set()
+    open_notebooks: set = set()
+    #: notebook URI -> the cell URIs diagnostics were last published for.
+    notebook_cells: Dict[str, List[str]] = {}
     reported_config_errors: set = set()
 
     def codec() -> Any:
@@ -264,14 +344,15 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             column += 1
         return position.line, column
 
-    def diagnostic(uri: str, lines: Sequence[str], finding: Finding) -> "T.Diagnostic":
-        related = [
-            T.DiagnosticRelatedInformation(
-                location=T.Location(uri=uri, range=T.Range(start=client_position(lines, step.line - 1, step.column),
-                                                           end=client_position(lines, step.line - 1, step.column))),
-                message=step.render())
-            for step in finding.provenance
-        ]
+    def diagnostic(uri: str, analysis: Analysis, finding: Finding) -> "T.Diagnostic":
+        lines = analysis.lines
+        related = []
+        for step in finding.provenance:
+            # In a notebook a step may be in another cell.
+            step_uri, step_lines = analysis.cells.get(getattr(step, "cell", None), (uri, lines))
+            at = client_position(step_lines, step.line - 1, step.column)
+            related.append(T.DiagnosticRelatedInformation(
+                location=T.Location(uri=step_uri, range=T.Range(start=at, end=at)), message=step.render()))
         return T.Diagnostic(
             range=client_range(lines, finding.location),
             message=finding.message,
@@ -286,23 +367,58 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         return to_fs_path(uri) or uri
 
     def publish(uri: str, analysis: Optional[Analysis]) -> None:
-        diagnostics = [] if analysis is None else [diagnostic(uri, analysis.lines, f) for f in analysis.findings]
+        diagnostics = [] if analysis is None else [diagnostic(uri, analysis, f) for f in analysis.findings]
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
             uri=uri, diagnostics=diagnostics, version=analysis.version if analysis else None))
+
+    def report_config_error(analysis: Analysis) -> None:
+        if analysis.config_error and analysis.config_error not in reported_config_errors:
+            reported_config_errors.add(analysis.config_error)
+            server.window_show_message(T.ShowMessageParams(type=T.MessageType.Error, message=analysis.config_error))
 
     async def lint_after(uri: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
+        if uri in open_notebooks:
+            await lint_notebook(uri)
+            return
         doc = server.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
         analysis = await asyncio.get_running_loop().run_in_executor(executor, analyse, source, path_of(uri), version)
         if uri not in open_uris or server.workspace.get_text_document(uri).version != version:
             return  # closed or edited meanwhile: the newer edit has its own run scheduled
         analyses[uri] = analysis
-        if analysis.config_error and analysis.config_error not in reported_config_errors:
-            reported_config_errors.add(analysis.config_error)
-            server.window_show_message(T.ShowMessageParams(type=T.MessageType.Error, message=analysis.config_error))
+        report_config_error(analysis)
         publish(uri, analysis)
+
+    def notebook_version(uri: str) -> Optional[int]:
+        notebook = server.workspace.get_notebook_document(notebook_uri=uri)
+        return None if notebook is None else notebook.version
+
+    async def lint_notebook(uri: str) -> None:
+        """All Python code cells of an open notebook as one program; diagnostics per cell."""
+        notebook = server.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return
+        version = notebook.version
+        cells = []
+        for number, cell in enumerate(notebook.cells, start=1):
+            if cell.kind != T.NotebookCellKind.Code:
+                continue
+            doc = server.workspace.get_text_document(cell.document)
+            if (doc.language_id or "python") == "python":
+                cells.append((number, cell.document, doc.source, doc.version))
+        results = await asyncio.get_running_loop().run_in_executor(executor, analyse_notebook, cells, path_of(uri))
+        if uri not in open_notebooks or notebook_version(uri) != version:
+            return
+        for gone in set(notebook_cells.get(uri, ())) - set(results):
+            analyses.pop(gone, None)
+            publish(gone, None)
+        for cell_uri, analysis in results.items():
+            analyses[cell_uri] = analysis
+            report_config_error(analysis)
+            publish(cell_uri, analysis)
+        notebook_cells[uri] = list(results)
 
     def schedule(uri: str, delay: float) -> None:
         previous = pending.pop(uri, None)
@@ -335,18 +451,44 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         analyses.pop(uri, None)
         publish(uri, None)
 
+    @server.feature(T.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(params: T.DidOpenNotebookDocumentParams) -> None:
+        open_notebooks.add(params.notebook_document.uri)
+        schedule(params.notebook_document.uri, 0)
+
+    @server.feature(T.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(params: T.DidChangeNotebookDocumentParams) -> None:
+        schedule(params.notebook_document.uri, debounce)
+
+    @server.feature(T.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(params: T.DidSaveNotebookDocumentParams) -> None:
+        schedule(params.notebook_document.uri, 0)
+
+    @server.feature(T.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(params: T.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        open_notebooks.discard(uri)
+        task = pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        for cell_uri in notebook_cells.pop(uri, []):
+            analyses.pop(cell_uri, None)
+            publish(cell_uri, None)
+
     @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(params: T.DidChangeWatchedFilesParams) -> None:
         # A pyproject.toml changed: the configuration may have, so re-check what is open.
         if any(change.uri.endswith("pyproject.toml") for change in params.changes):
             reported_config_errors.clear()
-            for uri in sorted(open_uris):
+            for uri in sorted(open_uris | open_notebooks):
                 schedule(uri, 0)
 
     def current(uri: str) -> Optional[Analysis]:
         """The analysis of exactly the text the editor has now, if there is one."""
         analysis = analyses.get(uri)
-        if analysis is None or uri not in open_uris:
+        if analysis is None:
+            return None
+        if uri not in open_uris and not any(uri in cells for cells in notebook_cells.values()):
             return None
         return analysis if server.workspace.get_text_document(uri).version == analysis.version else None
 
@@ -371,7 +513,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
                 loc = finding.location
                 if (loc.end_line - 1, loc.end_column) < start or (loc.line - 1, loc.column) > end:
                     continue
-                diag = diagnostic(uri, lines, finding)
+                diag = diagnostic(uri, analysis, finding)
                 fix = finding.fix
                 if fix is not None and fix.location is not None and fix.new_text is not None:
                     actions.append(T.CodeAction(
