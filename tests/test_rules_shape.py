@@ -228,6 +228,8 @@ def test_flatten_drops_batch_falls_back_to_ttl502_when_ttl513_is_off():
     "ids = torch.tensor([10, 11])\nids = ids.clamp(max=9)\ny = nn.Embedding(10, 2)(ids)\n",
     # probability targets for cross-entropy have the input's shape
     "y = F.cross_entropy(torch.randn(4, 3), torch.rand(4, 3))\n",
+    # (N, 1) logits with an (N, 1) integer target fail as "class probabilities", not TTL512
+    "y = F.cross_entropy(torch.randn(4, 1), torch.zeros(4, 1, dtype=torch.long))\n",
     # a batch of one flattened is not TTL513 (it runs, unbatched)
     "y = nn.Linear(12, 2)(torch.randn(1, 3, 4).view(-1))\n",
 ])

@@ -1184,6 +1184,8 @@ class CrossEntropyTargetColumn(Rule):
         a, b = _shape(x), _shape(y)
         if a is None or b is None or len(a) != 2 or len(b) != 2 or b[1] != 1:
             return
+        if not _known(a[1]) or a[1] == 1:
+            return  # (N, 1) logits with an (N, 1) target: torch reads it as probabilities (TTL207)
         if not isinstance(y, TensorValue) or not _all_integral(y):
             return
         origin = shape_origin(y, ev)
