@@ -149,6 +149,9 @@ class Interpreter:
         self._memo: Dict[Any, Value] = {}
         self._prototypes: Dict[Any, InstanceValue] = {}
         self._pending_functions: List[Tuple[FunctionValue, Frame]] = []
+        #: Functions seen to contain ``yield`` (found while running their body: a libcst
+        #: visitor per function costs more than analysing it). Calling one gives a generator.
+        self._generators: set = set()
         self._analysed_standalone: set = set()
         self._deadline = time.monotonic() + time_budget
         self._ticks = 0
@@ -809,6 +812,13 @@ class Interpreter:
         self.assign_target(node.target, value, node)
         return value
 
+    def _yield(self, node: Any) -> Value:
+        if node.value is not None:
+            self.eval(node.value)
+        if self.frame.function is not None:
+            self._generators.add(self.frame.function.node)
+        return TOP
+
     def _await(self, node: Any) -> Value:
         self.eval(node.expression)
         return TOP
@@ -969,7 +979,7 @@ class Interpreter:
         fnode = fn.node
         if any(not _is_transparent(d.decorator) for d in fnode.decorators):
             return TOP
-        if _is_generator(fnode):
+        if fnode in self._generators:
             return TOP
         annotated = self.annotated_returns.get(fnode, TOP)
         if fnode in self._call_stack or len(self._call_stack) >= MAX_CALL_DEPTH or args.has_star:
@@ -1088,6 +1098,8 @@ class Interpreter:
             self._call_stack.pop()
             self.frame = outer
             self.branch_depth = branch_depth
+        if fnode in self._generators:
+            return TOP
         result: Optional[Value] = None
         for value in frame.returns:
             result = value if result is None else join(result, value)
@@ -1484,30 +1496,6 @@ def _first_param(fnode: Any) -> Optional[str]:
     return params[0].name.value if params else None
 
 
-def _is_generator(fnode: Any) -> bool:
-    finder = _YieldFinder()
-    fnode.body.visit(finder)
-    return finder.found
-
-
-class _YieldFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Yield(self, node: cst.Yield) -> bool:
-        self.found = True
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # nested functions have their own yield
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-
 def _functional(name: str, args: CallArgs, node: Any, env: T.Env) -> Value:
     """torch.nn.functional.<name>."""
     x = args.get(0, "input")
@@ -1683,6 +1671,7 @@ _EXPRESSION_HANDLERS: Dict[type, Callable[[Interpreter, Any], Value]] = {
     cst.Lambda: Interpreter._lambda,
     cst.NamedExpr: Interpreter._named_expr,
     cst.Await: Interpreter._await,
+    cst.Yield: Interpreter._yield,
     cst.Call: Interpreter._call,
 }
 
