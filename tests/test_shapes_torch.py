@@ -342,3 +342,61 @@ def test_reduce_shape_matches_torch():
     for shape, dim, keepdim in [((4, 3), 1, False), ((4, 3), 1, True), ((4, 3, 2), -1, False), ((4, 3, 2), 0, True)]:
         out = torch.zeros(shape).sum(dim=dim, keepdim=keepdim)
         assert S.reduce_shape(shape, dim, keepdim) == tuple(out.shape)
+
+
+# --------------------------------------------------------------------------- losses, end to end
+
+LOSS_CASES = [
+    # (call as written in the snippet, input shape, target shape, target dtype)
+    ("F.cross_entropy", (4, 3), (3,), "long"), ("F.cross_entropy", (4, 3), (4,), "long"),
+    ("F.cross_entropy", (4, 3), (4, 1), "long"), ("F.cross_entropy", (4, 1), (4, 1), "long"),
+    ("F.cross_entropy", (4, 3), (4, 3), "float"), ("F.cross_entropy", (3,), (), "long"),
+    ("F.cross_entropy", (2, 3, 5), (2, 5), "long"), ("F.cross_entropy", (2, 3, 5), (3, 5), "long"),
+    ("F.nll_loss", (4, 3), (5,), "long"), ("F.nll_loss", (4, 3), (4, 1), "long"),
+    ("nn.CrossEntropyLoss()", (8, 10), (6,), "long"), ("nn.NLLLoss()", (8, 10), (8,), "long"),
+    ("F.binary_cross_entropy", (4, 1), (4,), "float"), ("F.binary_cross_entropy", (4,), (4,), "float"),
+    ("F.binary_cross_entropy_with_logits", (4,), (3,), "float"),
+    ("nn.BCEWithLogitsLoss()", (4, 1), (4, 1), "float"), ("nn.BCELoss()", (4,), (4, 1), "float"),
+    ("F.mse_loss", (8, 1), (8,), "float"), ("F.mse_loss", (8,), (8, 1), "float"), ("F.mse_loss", (1, 1), (1,), "float"),
+    ("F.mse_loss", (4, 3), (3,), "float"), ("F.mse_loss", (8, 1), (8, 1), "float"),
+    ("nn.L1Loss()", (5, 1), (5,), "float"), ("F.l1_loss", (2, 3), (2, 3), "float"),
+]
+
+
+def test_loss_rules_agree_with_torch():
+    import torch.nn as nn  # noqa: PLC0415
+
+    from torchtype_lint.check import Settings, check_source  # noqa: PLC0415
+    from torchtype_lint.selection import Selection  # noqa: PLC0415
+
+    reported = 0
+    for call, in_shape, tgt_shape, tgt_dtype in LOSS_CASES:
+        if tgt_dtype == "long":
+            target_src = f"torch.zeros({tgt_shape}, dtype=torch.long)"
+            target = torch.zeros(tgt_shape, dtype=torch.long)
+        else:
+            target_src = f"torch.rand({tgt_shape})"
+            target = torch.rand(tgt_shape)
+        source = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+                  f"loss = {call}(torch.rand({in_shape}), {target_src})\n")
+        found = check_source(source, "t.py", Settings(selection=Selection(select=["TTL5"]))).findings
+        fn = eval(call, {"F": F, "nn": nn})  # noqa: S307 - our own table
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                err, out = None, fn(torch.rand(in_shape), target)
+            except Exception as exc:  # noqa: BLE001 - observing torch
+                err, out = type(exc).__name__, str(exc)
+        for finding in found:
+            reported += 1
+            claim = get_rule(finding.code).runtime
+            if claim.exception == "AssertionError":
+                # TTL511: runs, but the elementwise loss broadcasts to more elements than either side
+                assert err is None, (call, in_shape, tgt_shape, out)
+                grown = torch.broadcast_shapes(in_shape, tgt_shape)
+                assert grown != tuple(in_shape) and grown != tuple(tgt_shape), (call, in_shape, tgt_shape)
+            else:
+                assert err == claim.exception and re.search(claim.pattern, out), (call, in_shape, tgt_shape, out)
+        if err is None and not caught:
+            assert not found, (call, in_shape, tgt_shape, [f.message for f in found])
+    assert reported >= 10
