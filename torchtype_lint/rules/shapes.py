@@ -647,7 +647,8 @@ class EmbeddingIndexOutOfRange(Rule):
     name = "embedding-index-out-of-range"
     summary = "literal index passed to nn.Embedding is outside [0, num_embeddings)"
     listens = (cst.Call,)
-    runtime = RuntimeClaim("IndexError", r"index out of range in self")
+    # On CUDA the lookup is a device-side assert instead, so the claim is made for CPU only.
+    runtime = RuntimeClaim("IndexError", r"index out of range in self", ("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = _module_call(node, ev)
