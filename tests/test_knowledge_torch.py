@@ -245,7 +245,53 @@ NUMPY = [
     ("", "torch.from_numpy(a64) * v"), ("", "v + torch.from_numpy(a32)"),
 ]
 
-TABLE = CONSTRUCTORS + CASTS + OPS + NUMPY
+MODULES = [
+    ("", "torch.nn.Linear(3, 4)(x)"), ("", "torch.nn.Linear(3, 4)(v)"),
+    ("", "torch.nn.Linear(5, 2)(y4)"), ("", "torch.nn.Linear(3, 4, dtype=torch.float64)(x64)"),
+    ("m = torch.nn.Linear(3, 4)\nm.double()", "m(x64)"), ("m = torch.nn.Linear(3, 4).half()", "m.weight"),
+    ("", "torch.nn.Linear(3, 4).weight"), ("", "torch.nn.Linear(3, 4).bias", LOOSE),
+    ("", "torch.nn.Conv2d(3, 8, 3)(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.Conv2d(3, 8, kernel_size=(3, 5))(torch.randn(3, 10, 10))"),
+    ("", "torch.nn.Conv1d(4, 6, 3, padding=1)(torch.randn(2, 4, 9))"),
+    ("", "torch.nn.MaxPool2d(2)(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.AvgPool2d(3, stride=1)(torch.randn(1, 2, 5, 5))"),
+    ("", "torch.nn.AdaptiveAvgPool2d(1)(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.AdaptiveAvgPool2d((2, 3))(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.Embedding(10, 4)(torch.tensor([[1, 2], [3, 4]]))"),
+    ("", "torch.nn.Embedding(10, 4).weight"),
+    ("", "torch.nn.LayerNorm(3)(x)"), ("", "torch.nn.BatchNorm1d(3)(x)"),
+    ("", "torch.nn.BatchNorm2d(3)(torch.randn(2, 3, 4, 4))"),
+    ("", "torch.nn.ReLU()(x)"), ("", "torch.nn.ReLU()(i)"), ("", "torch.nn.Sigmoid()(i)"),
+    ("", "torch.nn.Dropout(0.5)(x64)"), ("", "torch.nn.Flatten()(y4)"),
+    ("", "torch.nn.Flatten(0)(y4)"), ("", "torch.nn.Identity()(u8)"), ("", "torch.nn.Softmax(dim=1)(x)"),
+    ("", "torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2))(x)"),
+    ("", "torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.Flatten())(torch.randn(2, 3, 5, 5))"),
+    ("", "torch.nn.LSTM(3, 5)(torch.randn(7, 2, 3))[0]"),
+    ("", "torch.nn.LSTM(3, 5, batch_first=True)(torch.randn(2, 7, 3))[0]"),
+    ("", "torch.nn.GRU(3, 5, bidirectional=True)(torch.randn(7, 2, 3))[0]"),
+    ("", "torch.nn.MultiheadAttention(4, 2)(torch.randn(5, 2, 4), torch.randn(5, 2, 4), "
+         "torch.randn(5, 2, 4))[0]"),
+    ("", "torch.nn.CrossEntropyLoss()(x, torch.tensor([0, 2]))"),
+    ("", "torch.nn.CrossEntropyLoss(reduction='none')(x, torch.tensor([0, 2]))", LOOSE),
+    ("", "torch.nn.MSELoss()(x, x)"), ("", "torch.nn.MSELoss()(x64, x64)"),
+    ("", "torch.nn.BCEWithLogitsLoss()(x, torch.ones(2, 3))"), ("", "torch.nn.L1Loss()(v, v)"),
+    ("", "torch.nn.NLLLoss()(x.log_softmax(1), torch.tensor([0, 1]))"),
+    ("", "torch.nn.HuberLoss()(x, x)"),
+    ("", "torch.nn.functional.relu(x64)"), ("", "torch.nn.functional.softmax(x, dim=1)"),
+    ("", "torch.nn.functional.linear(x, w.T)"), ("", "torch.nn.functional.one_hot(torch.tensor([0, 2]), 3)"),
+    ("", "torch.nn.functional.one_hot(torch.tensor([0, 2]))", LOOSE),
+    ("", "torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]))"),
+    ("", "torch.nn.functional.mse_loss(x, x, reduction='sum')"),
+    ("", "torch.nn.functional.mse_loss(x, x, reduction='none')", LOOSE),
+    ("", "torch.nn.functional.embedding(torch.tensor([1, 2]), torch.randn(5, 3))"),
+    ("", "torch.nn.functional.sigmoid(i)"), ("", "torch.nn.functional.gelu(x)"),
+    ("", "torch.nn.functional.dropout(x, 0.1)"), ("", "torch.nn.functional.normalize(x)"),
+    ("", "torch.nn.functional.pad(x, (1, 1))", LOOSE), ("", "torch.nn.functional.layer_norm(x, (3,))"),
+    ("", "torch.nn.Parameter(torch.zeros(2, 3))"), ("", "torch.nn.Parameter(x64)"),
+]
+
+TABLE = CONSTRUCTORS + CASTS + OPS + NUMPY + MODULES
 
 
 def _row(row):
@@ -285,7 +331,7 @@ def _check(rows):
 
 
 @pytest.mark.parametrize("name,rows", [("constructors", CONSTRUCTORS), ("casts", CASTS),
-                                       ("ops", OPS), ("numpy", NUMPY)])
+                                       ("ops", OPS), ("numpy", NUMPY), ("modules", MODULES)])
 def test_engine_agrees_with_torch(name, rows):
     wrong = _check(rows)
     assert not wrong, f"{len(wrong)} of {len(rows)} {name} rows disagree:\n" + "\n".join(wrong)

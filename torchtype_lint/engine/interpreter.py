@@ -1516,7 +1516,11 @@ def _functional(name: str, args: CallArgs, node: Any, env: T.Env) -> Value:
             return TensorValue(None if dtype is None else frozenset({dtype}), shape, x.origin, x.device)
         return TOP
     if name == "one_hot":
-        return TensorValue(frozenset({INT64}), None, Origin(node, "F.one_hot gives int64"),
+        classes = args.get(1, "num_classes")
+        count = classes.const if isinstance(classes, ScalarValue) and isinstance(classes.const, int) \
+            and classes.const > 0 else None  # -1 (the default) infers it from the data
+        shape = tuple(x.shape) + (count,) if isinstance(x, TensorValue) and x.shape is not None else None
+        return TensorValue(frozenset({INT64}), shape, Origin(node, "F.one_hot gives int64"),
                            x.device if isinstance(x, TensorValue) else None)
     if name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"):
