@@ -345,9 +345,17 @@ def test_to_with_a_device_keyword_keeps_the_dtype():
     """, "TTL202")
     assert "int64" in f.message
     assert codes("""
-        def g(device):
-            return nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to(device))
+        def g(target):
+            return nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to(target))
     """) == []  # positional and unknown: it could be a dtype
+
+
+def test_to_a_variable_named_like_a_device_keeps_the_dtype():
+    for arg in ("device", "self.device", "args.dev", "DEVICE", "gpu_device"):
+        assert codes(f"""
+            def g(self, args, device, DEVICE, gpu_device):
+                return nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]).to({arg}))
+        """) == ["TTL202"], arg
 
 
 def test_autocast_outputs_have_the_autocast_dtype_only_for_matmul_like_ops():

@@ -659,8 +659,12 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
     if "device" in args.kw:
         # A value passed as device= is never a dtype, even when it is unknown.
         device = device_of_arg(args.kw["device"])
-    for v in list(args.pos) + [args.kw[k] for k in ("dtype", "other") if k in args.kw]:
+    nodes = list(args.pos_nodes) + [None] * (len(args.pos) - len(args.pos_nodes))
+    for v, v_node in list(zip(args.pos, nodes)) + [(args.kw[k], None) for k in ("dtype", "other") if k in args.kw]:
         d = dtype_of_arg(v)
+        if d is None and v is TOP and _device_like_name(v_node):
+            device = None  # `x.to(device)` / `x.to(self.device)`: a device, not a dtype
+            continue
         if d is not None:
             dtype = d
         elif isinstance(v, TensorValue):
@@ -679,6 +683,15 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
     if dtype is None:
         return TensorValue(recv.dtypes, recv.shape, recv.origin, device, recv.requires_grad)
     return cast_result(recv, dtype, node, f".to({dtype})", device)
+
+
+def _device_like_name(node: Any) -> bool:
+    """True for an argument spelled like a device variable: ``device``, ``self.device``,
+    ``args.dev``, ``gpu_device`` (nobody names a dtype variable that way)."""
+    target = getattr(node, "attr", node)  # an Attribute's last name
+    name = getattr(target, "value", None)
+    return isinstance(name, str) and name.isidentifier() and (
+        "device" in name.lower() or name.lower() in ("dev", "gpu"))
 
 
 def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
