@@ -145,6 +145,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> PlantedRun:
         (root / code / name).write_text(header + textwrap.dedent(body))
     (root / "TTL994" / "good_assigned.py").write_text(
         header + "x = torch.tensor([1, 2])\nx = x.float()\nassert x.dtype == torch.float32\n")
+    (root / "TTL994" / "good_exits_cleanly.py").write_text(header + "import sys\nsys.exit(0)\n")
     # The reproduction helpers of `check --confirm` must build every dtype the engine names.
     (root / "TTL994" / "good_prelude_dtypes.py").write_text(
         header + PRELUDE + "".join(f"_tensor(torch.{d}, (2, 3))\n" for d in COMMON_DTYPES))

@@ -306,6 +306,9 @@ def render(report: ConfirmReport) -> str:
         problems.append(f"  {device} worker: {error}")
     if problems:
         lines += ["Problems:"] + problems + [""]
+    notes = located_elsewhere(report)
+    if notes:
+        lines += ["Notes (torch failed as claimed, but not on the labelled line):"] + notes + [""]
     for device in report.devices:
         counts: Dict[str, int] = {}
         for by_device in report.statuses.values():
@@ -337,6 +340,23 @@ def render(report: ConfirmReport) -> str:
         if disagreements:
             lines += ["", "Disagreements:"] + disagreements
     return "\n".join(lines) + "\n"
+
+
+def located_elsewhere(report: ConfirmReport) -> List[str]:
+    """Bad fixtures whose error (not a silent-bug assert) came from another line than the label:
+    fine when the error surfaces later (e.g. in ``backward()``), suspicious otherwise."""
+    out = []
+    for code, by_device in report.statuses.items():
+        for device, status in by_device.items():
+            claim = status.claim
+            if claim is None or claim.exception == "AssertionError" or device not in claim.devices:
+                continue
+            for v in status.verdicts:
+                labelled = sorted({line for line, _ in v.fixture.labels})
+                if v.fixture.kind == "bad" and v.verdict == CONFIRMED and v.failed_line not in labelled:
+                    out.append(f"  {code} {device} {v.fixture.name}: failed at line {v.failed_line}, "
+                               f"labelled {', '.join(map(str, labelled)) or 'nowhere'}")
+    return out
 
 
 def _table(header: List[str], rows: List[List[str]]) -> List[str]:

@@ -85,6 +85,10 @@ def _run_child(job: Dict[str, Any], device: str, result_path: str, timeout: floa
             result["warnings"] = [[w.category.__name__, str(w.message)] for w in caught][:20]
     except TimeoutError as exc:
         result.update(outcome="timeout", exception="TimeoutError", message=str(exc))
+    except SystemExit as exc:
+        if exc.code not in (0, None):  # sys.exit(0) at the end of a script is a clean run
+            result.update(outcome="raised", exception="SystemExit", mro=["SystemExit", "BaseException"],
+                          message=f"exit status {exc.code}", in_script=True)
     except BaseException as exc:  # noqa: BLE001 - everything the script raises is the result
         result.update(
             outcome="raised",
@@ -132,11 +136,26 @@ def serve(device: str, parallel: int, timeout: float) -> None:
     out.flush()
     workdir = tempfile.mkdtemp(prefix="ttl-harness-")
     running: Dict[int, Dict[str, Any]] = {}
+    started: Dict[int, float] = {}
+    killed: Dict[int, float] = {}
     pending: List[Dict[str, Any]] = []
+    # The child's own alarm raises TimeoutError in Python code; a child stuck inside a C call
+    # never sees it, so the parent kills it a little later.
+    hard_limit = timeout + 5.0
 
     def reap_one() -> None:
-        pid, status = os.wait()
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid:
+                break
+            now = time.monotonic()
+            for child, since in started.items():
+                if child not in killed and now - since > hard_limit:
+                    os.kill(child, signal.SIGKILL)
+                    killed[child] = now - since
+            time.sleep(0.002)
         job = running.pop(pid, None)
+        started.pop(pid, None)
         if job is None:
             return
         path = os.path.join(workdir, f"{pid}.json")
@@ -145,9 +164,10 @@ def serve(device: str, parallel: int, timeout: float) -> None:
                 result = json.load(handle)
             os.unlink(path)
         except (OSError, ValueError):
+            why = (f"killed after {killed[pid]:.0f}s (stuck outside Python)" if pid in killed
+                   else f"child died (wait status {status})")
             result = {"id": job["id"], "outcome": "crashed", "exception": None, "mro": [],
-                      "message": f"child died (wait status {status})", "line": None,
-                      "in_script": False, "warnings": []}
+                      "message": why, "line": None, "in_script": False, "warnings": []}
         out.write(json.dumps(result) + "\n")
         out.flush()
 
@@ -168,6 +188,7 @@ def serve(device: str, parallel: int, timeout: float) -> None:
             if pid == 0:
                 _run_child(job, device, os.path.join(workdir, f"{os.getpid()}.json"), timeout)
             running[pid] = job
+            started[pid] = time.monotonic()
         if running:
             reap_one()
     out.flush()
