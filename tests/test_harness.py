@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import textwrap
@@ -17,7 +18,9 @@ from typing import List
 
 import pytest
 
-pytest.importorskip("torch")
+# The harness runs torch in worker subprocesses; this process only needs to know it is there.
+if importlib.util.find_spec("torch") is None:
+    pytest.skip("torch is not installed: the runtime harness cannot run", allow_module_level=True)
 
 from torchtype_lint import cli  # noqa: E402
 from torchtype_lint.check import check_path  # noqa: E402
@@ -292,6 +295,39 @@ def test_check_confirm_reproduces_most_bad_fixtures(checked: CheckRun) -> None:
     others = "\n".join(f"{f['filename']}:{f['location']['row']} {f['code']} {f['confirmations']}"
                        for f in findings if f not in confirmed)
     assert len(confirmed) / len(findings) >= 0.75, others
+
+
+def test_a_rules_own_reproduce_hook_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    from torchtype_lint.check import Settings
+    from torchtype_lint.harness.facts import collect
+    from torchtype_lint.harness.reproduce import build, generic
+    from torchtype_lint.selection import Selection
+
+    class ZerosRule(Rule):
+        code = "TTL996"
+        listens = (cst.Call,)
+        runtime = RuntimeClaim("RuntimeError", "planted")
+
+        def visit(self, node, ev):  # noqa: ANN001
+            callee = ev.callee(node)
+            if callee is not None and callee.name == "torch.zeros":
+                self.report(node, "planted")
+
+        @classmethod
+        def reproduce(cls, facts):  # noqa: ANN001
+            shape = facts.callee(facts.node).result.shape
+            return f"raise RuntimeError('planted for shape {shape}')\n"
+
+    monkeypatch.setitem(base._REGISTRY, "TTL996", ZerosRule)
+    facts = collect("import torch\nx = torch.zeros(2, 3)\n", Settings(selection=Selection(select=["TTL996"])))
+    assert list(facts) == [("TTL996", 2, 4)]
+    repro = build(facts[("TTL996", 2, 4)])
+    assert repro is not None and repro.source == "raise RuntimeError('planted for shape (2, 3)')\n"
+    assert repro.summary == "torch.zeros(2, 3)"
+    # Without the hook, the generic synthesizer rebuilds the call from its literal arguments.
+    assert "torch.zeros(2, 3)" in generic(facts[("TTL996", 2, 4)])[0]
 
 
 def test_check_confirm_without_torch_leaves_the_result_unchanged(
