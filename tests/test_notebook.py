@@ -168,3 +168,17 @@ def test_cells_survive_the_cache_and_worker_processes(tmp_path):
         assert [f.concise() for f in findings] == expected
         assert findings[0].provenance[0].render().startswith("cell 2, line 4:")
     assert cache.hits == 2
+
+
+def test_fix_reports_unfixable_findings_in_their_cell(tmp_path, capsys):
+    # A cast on a subscript gets no fix: --fix changes nothing and reports it where it is.
+    nb = _write(tmp_path / "unfixable.ipynb", _notebook([
+        _cell("markdown", "intro"),
+        _cell("code", "import torch\nxs = [torch.tensor([1, 2])]\n"),
+        _cell("code", "# cast\nxs[0].float()\n"),
+    ]))
+    before = nb.read_bytes()
+    code, out, _ = _check(capsys, "--fix", str(nb))
+    assert code == 1
+    assert out.startswith(f"{nb}:cell 3:2:1: TTL101 ")
+    assert nb.read_bytes() == before

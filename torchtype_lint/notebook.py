@@ -369,16 +369,17 @@ def _set_source(cell: Dict[str, Any], text: str) -> None:
 def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
                  postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> Any:
     """``fix.fix_file`` for notebooks: same arguments, returns a ``fix.FixOutcome``."""
+    from .check import check_source
     from .fix import FixOutcome, fix_source, unified_diff
 
+    post = postprocess or (lambda findings: findings)
     outcome = FixOutcome(path)
-    result = check_notebook_path(path, settings)
     try:
         with open(path, "rb") as handle:
             raw = handle.read().decode("utf-8-sig")
         notebook = parse_notebook(raw)
     except (OSError, UnicodeDecodeError, NotebookError):
-        outcome.remaining = result.findings
+        outcome.remaining = post(check_notebook_path(path, settings).findings)  # says what is wrong
         return outcome
     if not notebook.cells or not is_python_notebook(notebook.data):
         return outcome
@@ -386,8 +387,9 @@ def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = 
     fixed, count, remaining = fix_source(joined, path, settings, unsafe, postprocess)
     new_sources = split_fixed(notebook, fixed) if count else None
     if new_sources is None:
-        outcome.remaining = to_cell_findings(notebook, postprocess(result.findings) if postprocess else result.findings)
-        outcome.new_source = None
+        if count:  # the fixes disturbed the cells: write nothing, report the file as it is
+            remaining = post(check_source(joined, path, settings).findings)
+        outcome.remaining = to_cell_findings(notebook, remaining)
         return outcome
     diffs = []
     for cell, new in zip(notebook.cells, new_sources):
@@ -395,7 +397,7 @@ def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = 
             diffs.append(unified_diff(cell.source, new, f"{path}:cell {cell.number}"))
             _set_source(notebook.data["cells"][cell.number - 1], new)
     outcome.fixed = count
-    # Re-read what was written so remaining findings carry the fixed cells' text and lines.
+    # Re-read what is written so the remaining findings carry the fixed cells' text and lines.
     fixed_notebook = parse_notebook(dump_notebook(notebook))
     fixed_notebook.joined()
     outcome.remaining = to_cell_findings(fixed_notebook, remaining)
