@@ -166,8 +166,11 @@ async def test_changes_are_debounced_and_the_last_version_wins(client: LanguageC
     good = BAD.replace("labels.float()", "labels = labels.float()")
     for version, text in enumerate([good, BAD, good, BAD + "labels.double()\n"], start=2):
         _replace_all(client, uri, text, version)
-    diagnostics = await _published(client, uri)
+    diagnostics = await _published(client, uri, lambda d: len(d) == 2)
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("TTL101", 3), ("TTL101", 4)]
+    # No analysis of an older version arrives after the newest one.
+    await asyncio.sleep(1.0)
+    assert list(client.diagnostics[uri]) == diagnostics
 
 
 async def test_save_rechecks_and_close_clears(client: LanguageClient, tmp_path):
