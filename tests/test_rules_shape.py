@@ -19,7 +19,7 @@ from torchtype_lint.rules.base import get_rule
 from torchtype_lint.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
-SHAPE_CODES = [f"TTL5{n:02d}" for n in range(1, 15)] + ["TTL601", "TTL602", "TTL603"]
+SHAPE_CODES = [f"TTL5{n:02d}" for n in range(1, 16)] + ["TTL601", "TTL602", "TTL603"]
 
 HEADER = """\
 import torch
@@ -230,6 +230,10 @@ def test_flatten_drops_batch_falls_back_to_ttl502_when_ttl513_is_off():
     "y = F.cross_entropy(torch.randn(4, 3), torch.rand(4, 3))\n",
     # (N, 1) logits with an (N, 1) integer target fail as "class probabilities", not TTL512
     "y = F.cross_entropy(torch.randn(4, 1), torch.zeros(4, 1, dtype=torch.long))\n",
+    # broadcasting that is legal, or not knowable
+    "x = torch.randn(4, 3)\ny = x - x.mean(0) + x.sum(1, keepdim=True) * torch.ones(3)\n",
+    "x = torch.randn(4, 3)\nd = x[:, None, :] - x[None, :, :]\n",
+    "def f(n: int):\n    return torch.randn(4, n) + torch.randn(3)\n",
     # a batch of one flattened is not TTL513 (it runs, unbatched)
     "y = nn.Linear(12, 2)(torch.randn(1, 3, 4).view(-1))\n",
 ])
@@ -273,7 +277,7 @@ def test_variadic_and_broadcastable_dims_bind_like_jaxtyping():
     """) == []
     f = one("""
     def f(x: Float[Tensor, "*batch c"], z: Float[Tensor, "*batch c"]):
-        return x + z
+        return x
 
     f(torch.randn(2, 5, 3), torch.randn(4, 3))
     """, "TTL601")
@@ -398,3 +402,11 @@ def test_module_level_aliases_are_contracts_too_and_nesting_is_left_alone():
 
     batch_mean(torch.randn(4, 3, 8, 8))
     """) == []
+
+
+def test_broadcast_message_names_the_axis_and_sizes():
+    f = one("""
+    x = torch.randn(4, 3)
+    centered = x - x.mean(dim=1)
+    """, "TTL515")
+    assert "`x - x.mean(dim=1)`: shapes (4, 3) and (4,) cannot broadcast, dimension 1 is 3 against 4" in f.message
