@@ -29,8 +29,8 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit 
 
 def test_hook_file_declares_both_hooks_like_ruff():
     hooks = {h["id"]: h for h in yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())}
-    assert hooks["torchtype-lint"]["entry"] == "torchtype-lint check"
-    assert hooks["torchtype-lint-fix"]["entry"] == "torchtype-lint check --fix"
+    assert hooks["torchtype-lint"]["entry"] == "torchtype-lint check --force-exclude"
+    assert hooks["torchtype-lint-fix"]["entry"] == "torchtype-lint check --fix --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["types_or"] == ["python", "pyi", "jupyter"]
@@ -68,3 +68,13 @@ def test_hook_checks_notebooks(tmp_path):
     run = run_hook(project, "torchtype-lint", ["nb.ipynb"])
     assert run.returncode == 1, run.stdout + run.stderr
     assert "nb.ipynb:cell 1:4:1: TTL101" in run.stdout
+
+
+def test_hook_respects_configured_excludes(tmp_path):
+    # pre-commit names the file explicitly; the project's exclude still applies.
+    project = make_project(tmp_path, {"generated/bad.py": BAD, "bad.py": BAD,
+                                      "pyproject.toml": '[tool.torchtype-lint]\nexclude = ["generated"]\n'})
+    run = run_hook(project, "torchtype-lint", ["generated/bad.py", "bad.py"])
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "bad.py:4:1: TTL101" in run.stdout
+    assert "generated/bad.py" not in run.stdout
