@@ -77,7 +77,7 @@ def judged_call(node: cst.Call, ev: Any) -> Optional[_Call]:
         tensors.append((node.func.value, callee.receiver))
     else:
         return None
-    if "dtype" in args.kw or "out" in args.kw:
+    if "dtype" in args.kw or "out" in args.kw or table.contract(name) is None:
         return None
     scalars: List[ScalarValue] = []
     keyed = [(None, v, n) for v, n in zip(args.pos, args.pos_nodes)] + [

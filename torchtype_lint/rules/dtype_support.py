@@ -100,7 +100,8 @@ def scalar_type_name(dtype: str) -> str:
 _C10_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-    "uint8": "unsigned char", "bool": "bool",
+    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 
@@ -348,6 +349,11 @@ def paren(node: Any) -> Any:
 
 _CAST_FOR = {"float32": "float", "float64": "double", "float16": "half", "bfloat16": "bfloat16",
              "int64": "long", "int32": "int", "bool": "bool", "uint8": "byte"}
+
+
+def castable(dtype: Optional[str]) -> bool:
+    """A dtype with a cast method (`.float()`, `.long()`...) that fixes can write."""
+    return dtype in _CAST_FOR
 
 
 def cast_expr(node: Any, dtype: str) -> cst.Call:

@@ -20,6 +20,7 @@ from ..values import (
 )
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    castable,
     said,
     NORM_LAYERS, MATMUL_LAYERS, RNN_LAYERS, DtypeRule, all_dtypes, c10_name, cast_expr,
     cast_text, code, dtype_attr, dtypes_of, first_layer, is_bool, is_float, is_int_or_bool,
@@ -142,7 +143,7 @@ def report_mismatch(rule: DtypeRule, ev: Any, node: Any, label: str, a: Value, b
     target = one(other)
     fix = None
     hint = "convert one operand so both have the same dtype"
-    if target is not None and culprit_node is not None:
+    if castable(target) and culprit_node is not None:
         hint = f"convert it: `{cast_text(code(culprit_node, 30), target)}`"
         fix = Fix(culprit_node, cast_expr(culprit_node, target),
                   f"Convert the operand to {target}: `{cast_text(code(culprit_node, 30), target)}`",
@@ -254,7 +255,7 @@ class LayerIntegerInput(DtypeRule):
         target = one(TensorValue(params))
         fix = None
         hint = "convert the input: `x.float()`"
-        if target is not None and x_node is not None:
+        if castable(target) and x_node is not None:
             hint = f"convert the input: `{cast_text(code(x_node, 30), target)}`"
             fix = Fix(x_node, cast_expr(x_node, target), f"Convert the input to {target}", safe=False)
         where = f"`{layer.short_name}`" + (f" (layer {path} of the nn.Sequential)" if path else "")
@@ -323,7 +324,7 @@ class RnnInputDtype(DtypeRule):
         blame_model = x_dtype == FLOAT32 and layer.dtype_origin is not layer.origin
         origin = layer.dtype_origin if blame_model else x.origin
         fix = None
-        if target is not None and x_node is not None and not blame_model:
+        if castable(target) and x_node is not None and not blame_model:
             fix = Fix(x_node, cast_expr(x_node, target), f"Convert the input to {target}", safe=False)
         torch_says = (f"RNN input dtype ({torch_name(x_dtype)}) does not match weight dtype "
                       f"({torch_name(target)})") if x_dtype and target else "RNN input dtype does not match weight dtype"

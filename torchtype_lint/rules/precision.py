@@ -9,6 +9,7 @@ from ..findings import Fix
 from ..values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    castable,
     said,
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
     matmul_operands, mismatch_kind, one, origin_note, pairs, show,
@@ -114,7 +115,7 @@ class PrecisionMismatch(DtypeRule):
             hint = (f"convert the input: `{cast_text(code(x_node, 30), p_dtype)}`"
                     if p_dtype and x_node is not None else "convert the input to the parameters' dtype")
         fix = None
-        if p_dtype is not None and x_node is not None and not blame_model:
+        if castable(p_dtype) and x_node is not None and not blame_model:
             fix = Fix(x_node, cast_expr(x_node, p_dtype), f"Convert the input to {p_dtype}", safe=False)
         self.flag(ev, node,
                   f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
