@@ -394,7 +394,7 @@ def _discarded_cast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     synth.lines += [
         f"{receiver}.{callee.name}({', '.join(args)})",
         f"assert {receiver}.dtype == torch.{target}, "
-        f"f\"after the bare statement `{shown}`, the tensor is still {{{receiver}.dtype}}\"",
+        f"{f'after the bare statement `{shown}`, the tensor is still '!r} + str({receiver}.dtype)",
     ]
     return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
 
@@ -427,16 +427,86 @@ def _loss_broadcast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     synth.lines += [
         f"__result__ = {func}({a}, {b})",
         f"__shape__ = tuple(torch.broadcast_shapes({a}.shape, {b}.shape))",
-        f"assert __shape__ == tuple({a}.shape), (f\"`{shown}` averages over {{__shape__}} pairs: input \"",
-        f"    f\"{{tuple({a}.shape)}} and target {{tuple({b}.shape)}} broadcast against each other\")",
+        f"assert __shape__ == tuple({a}.shape), ({f'`{shown}` averages over '!r} + str(__shape__) + "
+        f"' pairs: input ' + str(tuple({a}.shape)) + ' and target ' + str(tuple({b}.shape)) + "
+        f"' broadcast against each other')",
     ]
     return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
+#: Every dtype a tensor in a comparison is tried with (what "always False" means).
+TRIED_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                "uint8", "bool", "complex64")
+
+
+def _always_false_comparison(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """TTL102/TTL103: evaluate the comparison for a tensor of every dtype; it is never True."""
+    node = _operation(facts)
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return None
+    sides = [node.left, node.comparisons[0].comparator]
+    tensor_side = receiver = None
+    for side in sides:
+        for sub in _tensor_receivers(side, facts):
+            tensor_side, receiver = side, sub
+            break
+        if receiver is not None:
+            break
+    if tensor_side is None or receiver is None:
+        return None
+    other = sides[1] if tensor_side is sides[0] else sides[0]
+    synth = Synth(facts)
+    try:
+        other_text = synth.expr(facts.value(other))
+        tensor_value = facts.value(receiver)
+        shape = synth.dims(tensor_value.shape if isinstance(tensor_value, TensorValue) else None)
+    except _Unrenderable:
+        return None
+    replaced = cst.Module(body=[]).code_for_node(tensor_side.deep_replace(receiver, cst.Name("__t__")))
+    op = cst.Module(body=[]).code_for_node(node.comparisons[0].operator).strip()
+    expression = f"{replaced} {op} {other_text}" if tensor_side is sides[0] else f"{other_text} {op} {replaced}"
+    shown = facts.text(node)
+    tried = ", ".join(TRIED_DTYPES)
+    synth.lines += [
+        "__outcomes__ = []",
+        f"for __dtype__ in ({', '.join(f'torch.{d}' for d in TRIED_DTYPES)},):",
+        f"    __t__ = _tensor(__dtype__, {shape!r})",
+        f"    __outcomes__.append(bool({expression}))",
+        f"assert any(__outcomes__), "
+        f"{f'`{shown}` is False for a tensor of every dtype ({tried})'!r}",
+    ]
+    return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
+def _tensor_receivers(side: Any, facts: Facts) -> List[Any]:
+    """Tensor-valued names or attributes that ``side`` reads a method or attribute of
+    (``x`` in ``x.type()`` and ``x.dtype``)."""
+    target = side.func if isinstance(side, cst.Call) else side
+    if isinstance(target, cst.Attribute) and isinstance(facts.value(target.value), TensorValue) and \
+            isinstance(target.value, (cst.Name, cst.Attribute)):
+        return [target.value]
+    return []
+
+
+def _not_default_float(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """TTL301: the conversion keeps numpy's float64 instead of torch's default float32."""
+    made = generic(facts)
+    if made is None:
+        return None
+    snippet, shown, needs_cuda = made
+    snippet += (f"assert __result__.dtype == torch.get_default_dtype(), "
+                f"{f'`{shown}` gives '!r} + str(__result__.dtype) + ', not the default ' + "
+                f"str(torch.get_default_dtype()) + ' of nn layers'\n")
+    return snippet, shown, needs_cuda
 
 
 Reproducer = Callable[[Facts], Optional[Tuple[str, str, bool]]]
 REPRODUCERS: Dict[str, Reproducer] = {
     "TTL101": _discarded_cast,
     "TTL511": _loss_broadcast,
+    "TTL102": _always_false_comparison,
+    "TTL103": _always_false_comparison,
+    "TTL301": _not_default_float,
 }
 
 
