@@ -297,6 +297,13 @@ def test_check_confirm_reproduces_most_bad_fixtures(checked: CheckRun) -> None:
     assert len(confirmed) / len(findings) >= 0.75, others
 
 
+def test_confirm_without_torch_is_a_usage_error(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setattr(pool, "torch_installed", lambda: False)
+    assert cli.main(["confirm", "--rule", "TTL101", "--no-lint"]) == 2
+    assert "torch is not installed" in capsys.readouterr().err
+
+
 def test_a_rules_own_reproduce_hook_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst as cst
 
