@@ -503,9 +503,12 @@ SHAPE_PRESERVING = {
     "abs", "neg", "relu", "clamp", "clip", "clone", "detach", "contiguous", "sign", "round",
     "floor", "ceil", "trunc", "requires_grad_", "pin_memory", "share_memory_", "cpu", "cuda",
     "fill_", "zero_", "masked_fill", "clamp_", "abs_", "relu_", "add", "sub", "mul",
-    "nan_to_num", "square", "pow", "softmax", "log_softmax", "tril", "triu", "flip", "roll",
+    "nan_to_num", "square", "softmax", "log_softmax", "tril", "triu", "flip", "roll",
     "add_", "sub_", "mul_", "div_", "neg_", "copy_", "normal_", "uniform_", "detach_",
 }
+#: Out-of-place methods that promote their operands like an operator does.
+PROMOTING_BINARY = {"pow": "**", "maximum": "max", "minimum": "min", "fmax": "max", "fmin": "min",
+                    "lerp": "lerp", "remainder": "%", "fmod": "%", "floor_divide": "//"}
 #: Unary math that gives the default float dtype for integer inputs.
 FLOATING_UNARY = {"exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "log1p",
                   "expm1", "log2", "log10", "erf", "reciprocal"}
@@ -520,6 +523,7 @@ BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
 
 TENSOR_OPS_ALSO_FUNCTIONS = (
     SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
+    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat"}
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot"}
 )
@@ -559,6 +563,35 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         return TensorValue(None, recv.shape, None, recv.device)
     if name in ("cuda", "cpu"):
         return TensorValue(recv.dtypes, recv.shape, recv.origin, name, recv.requires_grad)
+    if name in PROMOTING_BINARY and args.pos and not args.has_star:
+        # Out-of-place binary methods promote like the operator (i.pow(0.5) is float32).
+        return binary_op(recv, args.pos[0], PROMOTING_BINARY[name], node, env)
+    if name in ("clamp", "clip") and not args.has_star:
+        bounds = list(args.pos[:2]) + [args.kw[k] for k in ("min", "max") if k in args.kw]
+        result: Value = TensorValue(recv.dtypes, recv.shape, recv.origin, recv.device, recv.requires_grad)
+        for bound in bounds:
+            if isinstance(bound, NoneValue):
+                continue
+            result = binary_op(result, bound, "clamp", node, env)
+            if not isinstance(result, TensorValue):
+                return TOP
+        return result
+    if name == "repeat" and not args.has_star and recv.shape is not None:
+        reps = shape_from_size_args(args)
+        if reps is None or len(reps) < len(recv.shape):
+            return TensorValue(recv.dtypes, None, recv.origin, recv.device, recv.requires_grad)
+        padded = (1,) * (len(reps) - len(recv.shape)) + tuple(recv.shape)
+        shape = tuple(d * r if isinstance(d, int) and isinstance(r, int) else None
+                      for d, r in zip(padded, reps))
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name == "expand" and not args.has_star:
+        sizes = shape_from_size_args(args)
+        shape = None
+        if sizes is not None and recv.shape is not None and len(sizes) >= len(recv.shape):
+            offset = len(sizes) - len(recv.shape)
+            shape = tuple(recv.shape[i - offset] if d == -1 and i >= offset else d
+                          for i, d in enumerate(sizes))
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
     if name in SHAPE_PRESERVING:
         if name in ("add", "sub", "mul") and args.pos:
             return binary_op(recv, args.pos[0], {"add": "+", "sub": "-", "mul": "*"}[name], node, env)
