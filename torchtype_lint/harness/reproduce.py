@@ -364,6 +364,9 @@ def generic(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     except _Unrenderable:
         return None
     synth.lines.append("__observed__ = _describe(__result__)")
+    # A loss is used by its backward pass; some dtype mismatches only fail there.
+    synth.lines.append("if isinstance(__result__, torch.Tensor) and __result__.requires_grad "
+                       "and __result__.numel() == 1:\n    __result__.backward()")
     return "\n".join(synth.lines) + "\n", facts.text(node), synth.needs_cuda
 
 
