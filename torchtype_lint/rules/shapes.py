@@ -829,9 +829,6 @@ class ConcatShapeMismatch(Rule):
         shapes = [_shape(v) for v in seq.items]
         if any(s is None for s in shapes):
             return
-        dim_node = callee.args.node(1, "dim") if callee.args.has(1, "dim") else None
-        if dim_node is None and "axis" in callee.args.kw:
-            dim_node = callee.args.kw_nodes["axis"]
         dim_value = callee.args.get(1, "dim") if callee.args.has(1, "dim") else callee.args.kw.get("axis")
         dim = 0 if dim_value is None else int_const(dim_value)
         problem = concat_problem(op, shapes, dim)  # type: ignore[arg-type]
