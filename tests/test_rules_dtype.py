@@ -305,6 +305,14 @@ def test_false_positive_traps_are_silent(body):
     assert codes(body) == []
 
 
+def test_float64_default_dtype_makes_layers_float64():
+    assert codes("""
+        torch.set_default_dtype(torch.float64)
+        y = nn.Linear(3, 2)(torch.randn(4, 3))
+        out, _ = nn.LSTM(3, 2)(torch.randn(4, 1, 3))
+    """) == []
+
+
 def test_unknown_dtypes_are_silent():
     assert codes("""
         def f(x: torch.Tensor, w):

@@ -20,6 +20,7 @@ from ..values import (
 )
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    module_dtype_changed,
     castable,
     said,
     NORM_LAYERS, MATMUL_LAYERS, RNN_LAYERS, DtypeRule, all_dtypes, c10_name, cast_expr,
@@ -315,6 +316,8 @@ class RnnInputDtype(DtypeRule):
         layer, x, x_node, path, outer = found
         if layer.short_name not in RNN_LAYERS or not layer.param_dtypes:
             return
+        if ev.default_float != FLOAT32 and not module_dtype_changed(layer):
+            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(layer.param_dtypes)
         kind = mismatch_kind(x, weights)
         if kind is None or (kind == "precision" and ev.autocast_depth):

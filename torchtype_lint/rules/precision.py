@@ -9,6 +9,7 @@ from ..findings import Fix
 from ..values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
 from .base import RuntimeClaim, register
 from .dtype_support import (
+    module_dtype_changed,
     castable,
     said,
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
@@ -90,6 +91,8 @@ class PrecisionMismatch(DtypeRule):
         params = layer.param_dtypes
         if not params or not all(is_float(p) for p in params):
             return
+        if ev.default_float != FLOAT32 and not module_dtype_changed(layer):
+            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(params)
         name = layer.short_name
         if name in MATMUL_LAYERS:
