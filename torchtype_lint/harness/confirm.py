@@ -230,6 +230,8 @@ def confirm(codes: Optional[Iterable[str]] = None, devices: Sequence[str] = ("cp
     root = root or fx.default_root()
     if root is None:
         raise ValueError("no fixtures/ directory found; run from a checkout of torchtype-lint")
+    if not root.is_dir():
+        raise ValueError(f"fixtures directory {str(root)!r} does not exist")
     claims = claims if claims is not None else claims_of_rules()
     wanted = {c.upper() for c in codes} if codes else None
     found = fx.discover(root, wanted)
@@ -404,7 +406,7 @@ def run_command(args: Any) -> int:
     try:
         report = confirm(codes, devices, Path(args.fixtures) if args.fixtures else None,
                          lint=not args.no_lint)
-    except TorchMissing as exc:
+    except (TorchMissing, ValueError) as exc:  # no torch, or no fixtures directory
         print(f"torchtype-lint: error: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(render(report))
