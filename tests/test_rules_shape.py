@@ -410,3 +410,12 @@ def test_broadcast_message_names_the_axis_and_sizes():
     centered = x - x.mean(dim=1)
     """, "TTL515")
     assert "`x - x.mean(dim=1)`: shapes (4, 3) and (4,) cannot broadcast, dimension 1 is 3 against 4" in f.message
+
+
+def test_linear_on_an_unflattened_batch_suggests_flatten():
+    f = one("""
+    classifier = nn.Linear(3 * 28 * 28, 10)
+    images = torch.randn(4, 3, 28, 28)
+    scores = classifier(images)
+    """, "TTL502")
+    assert f.message.endswith("flatten each sample first: `images.flatten(1)` has shape (4, 2352)")

@@ -331,8 +331,19 @@ class _LayerRule(Rule):
             return
         _, expects, got = problem
         described, origin = describe_input(x, ev)
-        self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} ({described})",
-                    origin=origin)
+        self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} ({described})"
+                          f"{_flatten_hint(module, tuple(x.shape), x_node)}", origin=origin)
+
+
+def _flatten_hint(module: ModuleValue, shape: Tuple[Any, ...], x_node: Any) -> str:
+    """A Linear given an unflattened (N, C, H, W) batch whose per-sample size is right."""
+    if module.short_name != "Linear" or len(shape) < 3:
+        return ""
+    per_sample = numel(shape[1:])
+    if per_sample is None or per_sample != module.config.get("in_features"):
+        return ""
+    name = expr_text(x_node) if isinstance(x_node, (cst.Name, cst.Attribute)) else "x"
+    return f"; flatten each sample first: `{name}.flatten(1)` has shape ({shape[0]}, {per_sample})"
 
 
 @register
