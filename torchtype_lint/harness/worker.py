@@ -31,7 +31,8 @@ def _device_available(torch: Any, device: str) -> bool:
     if device == "cpu":
         return True
     if device == "cuda":
-        # is_available() asks the driver without creating a context, so forking stays safe.
+        # With PYTORCH_NVML_BASED_CUDA_CHECK=1 (set in serve) this asks NVML, not the CUDA
+        # driver, so the worker can still fork children that use CUDA.
         return bool(torch.cuda.is_available())
     return False
 
@@ -122,6 +123,9 @@ def _warm_up(torch: Any) -> None:
 
 
 def serve(device: str, parallel: int, timeout: float) -> None:
+    # By default torch.cuda.is_available() initialises the CUDA driver, after which forked
+    # children can no longer use CUDA; the NVML-based check leaves it untouched.
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import numpy  # noqa: F401 - fixtures use it; import once here, not in every child
     import torch
     import torch.nn  # noqa: F401
