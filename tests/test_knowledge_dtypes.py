@@ -259,3 +259,25 @@ def test_numpy_arithmetic_of_every_operand_pair_matches_numpy():
             wrong.append(f"{expr}: {why}")
     assert compared > 2000, compared
     assert not wrong, f"{len(wrong)} of {compared} disagree with numpy:\n" + "\n".join(wrong[:40])
+
+
+def test_python_scalar_arithmetic_matches_python():
+    """Python scalars among themselves: type and (when the engine computes it) value."""
+    literals = ["True", "False", "0", "3", "-2", "2.5", "0.0", "1j"]
+    ops = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "=="]
+    cases = [f"({a}) {op} ({b})" for a in literals for b in literals for op in ops]
+    cases += [f"{op}({a})" for a in literals for op in ("-", "+", "~", "not ")]
+    source = "\n".join(f"r{k} = {expr}" for k, expr in enumerate(cases)) + "\n"
+    engine = engine_globals(source)
+    wrong, compared = [], 0
+    for k, expr in enumerate(cases):
+        try:
+            real = eval(expr)  # noqa: S307 - literals only
+        except (ZeroDivisionError, TypeError, ValueError, OverflowError):
+            continue
+        compared += 1
+        why = contradiction(engine.get(f"r{k}"), real)
+        if why:
+            wrong.append(f"{expr}: {why}")
+    assert compared > 500, compared
+    assert not wrong, f"{len(wrong)} of {compared} disagree with Python:\n" + "\n".join(wrong[:40])

@@ -776,10 +776,15 @@ class Interpreter:
         if isinstance(operand, (TensorValue, ArrayValue)):
             return operand
         if isinstance(operand, ScalarValue):
-            if isinstance(node.operator, cst.Minus) and isinstance(operand.const, (int, float)):
-                pytype = "int" if operand.pytype == "bool" else operand.pytype
-                return ScalarValue(pytype, -operand.const)
-            return ScalarValue(operand.pytype)
+            # -True, +True and ~True are ints
+            pytype = "int" if operand.pytype == "bool" else operand.pytype
+            const = operand.const
+            if not isinstance(const, (int, float)) or isinstance(node.operator, cst.BitInvert) and \
+                    not isinstance(const, int):
+                return ScalarValue(pytype)
+            value = {cst.Minus: lambda c: -c, cst.Plus: lambda c: +c,
+                     cst.BitInvert: lambda c: ~c}[type(node.operator)](const)
+            return ScalarValue(pytype, value)
         return TOP
 
     def _comparison(self, node: cst.Comparison) -> Value:
@@ -1413,10 +1418,20 @@ def _slice_length(dim: Any, bounds: Tuple[Any, Any, Any]) -> Any:
 def _scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
     order = {"bool": 0, "int": 1, "float": 2, "complex": 3}
     kind = left.pytype if order.get(left.pytype, 3) >= order.get(right.pytype, 3) else right.pytype
-    if kind == "bool" and op in ("+", "-", "*", "//", "%", "**"):
+    if kind == "bool" and op in ("+", "-", "*", "//", "%", "**", "<<", ">>"):
         kind = "int"
     if op == "/" and kind in ("int", "bool"):
         kind = "float"
+    if op == "**" and kind in ("int", "float"):
+        exponent = right.const
+        if kind == "int" and not (isinstance(exponent, int) and exponent >= 0):
+            # 3 ** -2 is a float; with an unknown exponent the type is unknown
+            return ScalarValue("float") if isinstance(exponent, int) else TOP
+        if kind == "float":
+            base = left.const
+            integral_exponent = isinstance(exponent, (int, float)) and float(exponent).is_integer()
+            if not integral_exponent and not (isinstance(base, (int, float)) and base >= 0):
+                return TOP  # (-2.0) ** 0.5 is complex
     const = None
     if isinstance(left.const, (int, float)) and isinstance(right.const, (int, float)):
         try:
