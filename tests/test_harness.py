@@ -337,6 +337,39 @@ def test_a_rules_own_reproduce_hook_comes_first(monkeypatch: pytest.MonkeyPatch)
     assert "torch.zeros(2, 3)" in generic(facts[("TTL996", 2, 4)])[0]
 
 
+def test_reproductions_never_load_files_or_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    from torchtype_lint.check import Settings
+    from torchtype_lint.harness.facts import collect
+    from torchtype_lint.harness.reproduce import generic
+    from torchtype_lint.selection import Selection
+
+    class EveryAddition(Rule):
+        code = "TTL997"
+        listens = (cst.BinaryOperation,)
+        runtime = RuntimeClaim("RuntimeError")
+
+        def visit(self, node, ev):  # noqa: ANN001
+            self.report(node, "planted")
+
+    monkeypatch.setitem(base._REGISTRY, "TTL997", EveryAddition)
+    source = textwrap.dedent("""
+        import numpy as np
+        import torch
+        a = torch.load("weights.pt") + 1
+        b = np.load("data.npy", allow_pickle=True) * 2
+        c = torch.zeros(2, 3) + 1
+        """)
+    facts = collect(source, Settings(selection=Selection(select=["TTL997"])))
+    built = {line: generic(f) for (_, line, _), f in facts.items()}
+    # torch.load / np.load would unpickle (run code) or read the user's files: never rebuilt.
+    assert built[4] is None and built[5] is None
+    snippet, summary, needs_cuda = built[6]
+    assert "= _tensor(torch.float32, (2, 3), DEVICE)" in snippet and summary == "torch.zeros(2, 3) + 1"
+    assert not needs_cuda
+
+
 def test_check_confirm_without_torch_leaves_the_result_unchanged(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setattr(pool, "torch_installed", lambda: False)

@@ -73,6 +73,30 @@ MODULE_DEFAULTS = {
 }
 
 
+#: Library functions a reproduction never calls: they read or write files, load pickles
+#: (which runs code), download, compile, or reach other processes. Prefixes of qualified names.
+FORBIDDEN_CALLS = (
+    "torch.load", "torch.save", "torch.hub", "torch.jit", "torch.package", "torch.onnx",
+    "torch.export", "torch.compile", "torch.from_file", "torch.utils", "torch.distributed",
+    "torch.multiprocessing", "torch.backends", "torch.ops", "torch.library", "torch.classes",
+    "torch.cuda.memory", "torch.profiler", "torch.serialization",
+    "numpy.load", "numpy.save", "numpy.loadtxt", "numpy.savetxt", "numpy.genfromtxt",
+    "numpy.fromfile", "numpy.memmap", "numpy.lib", "numpy.ctypeslib", "numpy.f2py",
+    "numpy.testing", "numpy.distutils", "numpy.fromregex", "numpy.DataSource",
+)
+#: Methods never called on a rebuilt object (file output, pickling, arbitrary callables).
+FORBIDDEN_METHODS = {"tofile", "dump", "dumps", "save", "load_state_dict", "apply", "apply_",
+                     "map_", "register_hook", "register_forward_hook", "register_forward_pre_hook",
+                     "register_full_backward_hook", "__reduce__", "__reduce_ex__"}
+#: Builtins a rebuilt argument may name: the types used as dtypes.
+ALLOWED_BUILTINS = {"float", "int", "bool", "complex"}
+
+
+def _allowed_call(qualname: str) -> bool:
+    return qualname.startswith(("torch.", "numpy.")) and not any(
+        qualname == bad or qualname.startswith(bad + ".") for bad in FORBIDDEN_CALLS)
+
+
 @dataclass
 class Reproduction:
     finding: Any
@@ -95,6 +119,10 @@ class Synth:
         self.names = 0
         self.symbols: Dict[str, int] = {}
         self.needs_cuda = False
+        # Devices are kept as inferred only when the operation mixes them (a cross-device
+        # finding); otherwise everything goes on the device the harness is confirming.
+        devices = {getattr(v, "device", None) for v in facts.values.values()}
+        self.mixed_devices = {"cpu", "cuda"} <= devices
 
     def fresh(self, stem: str) -> str:
         self.names += 1
@@ -124,6 +152,8 @@ class Synth:
         return sorted(dtypes)[0]
 
     def _device(self, device: Optional[str]) -> str:
+        if not self.mixed_devices:
+            return "DEVICE"
         if device == "cuda":
             self.needs_cuda = True
             return '"cuda"'
@@ -169,9 +199,10 @@ class Synth:
             return "None"
         if isinstance(value, DeviceValue) and value.device:
             return self._device(value.device)
-        if isinstance(value, SymbolValue) and value.qualname.startswith(("torch.", "numpy.")):
+        if isinstance(value, SymbolValue) and _allowed_call(value.qualname):
             return value.qualname
-        if isinstance(value, SymbolValue) and value.qualname.startswith("builtins."):
+        if isinstance(value, SymbolValue) and value.qualname.startswith("builtins.") and \
+                value.qualname[len("builtins."):] in ALLOWED_BUILTINS:
             return value.qualname[len("builtins."):]
         if isinstance(value, SequenceValue) and value.items is not None:
             items = [self.expr(v) for v in value.items]
@@ -311,9 +342,10 @@ def _call(synth: Synth, node: cst.Call) -> str:
     # The reproduction runs on the harness's device, whatever device the user's code names.
     kws = [f"{key}=DEVICE" if key == "device" else f"{key}={_arg(synth, args.kw_nodes.get(key), v)}"
            for key, v in args.kw.items()]
-    if callee.kind == "symbol" and callee.name.startswith(("torch.", "numpy.")):
+    if callee.kind == "symbol" and _allowed_call(callee.name):
         func = callee.name
-    elif callee.kind == "method" and isinstance(callee.receiver, (TensorValue, ArrayValue, ModuleValue)):
+    elif callee.kind == "method" and callee.name not in FORBIDDEN_METHODS and \
+            isinstance(callee.receiver, (TensorValue, ArrayValue, ModuleValue)):
         receiver_node = node.func.value if isinstance(node.func, cst.Attribute) else None
         func = f"{_arg(synth, receiver_node, callee.receiver)}.{callee.name}"
     elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
@@ -417,7 +449,7 @@ def _loss_broadcast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     synth = Synth(facts)
     try:
         names = [synth.bind(v) for v in pair]
-        if callee.kind == "symbol" and callee.name.startswith("torch."):
+        if callee.kind == "symbol" and callee.name.startswith("torch.") and _allowed_call(callee.name):
             func = callee.name
         elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
             func = synth.bind(callee.receiver)
