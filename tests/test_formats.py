@@ -213,3 +213,15 @@ def test_notebook_findings_in_github_and_sarif(project, capsys):
                                                                                "uriBaseId": "%SRCROOT%"}}
     assert result["message"]["text"].startswith("cell 3, line 2, column 1: result of `labels.float()`")
     assert result["properties"] == {"notebookCell": 3, "cellLine": 2, "cellColumn": 1}
+
+
+def test_full_format_with_bad_input(project, capsys):
+    (project / "binary.py").write_bytes(b"\x00\x01torch\xff")
+    (project / "latin.py").write_bytes(b"import torch\ns = 'caf\xe9'\n")
+    code, out, _ = check(capsys, "--output-format", "full", "binary.py", "latin.py", "broken.py")
+    assert code == 1
+    blocks = out.split("\n\n")
+    # No excerpt of a binary file; a zero-width location gets a single caret.
+    assert blocks[0].splitlines()[1:] == [f"  = docs: {rule_url('TTL001')}"]
+    assert blocks[1].splitlines()[1:4] == ["  |", "2 | x = (1,", "  |     ^"]
+    assert blocks[2].splitlines()[1:4] == ["  |", "1 | import torch", "  | ^"]

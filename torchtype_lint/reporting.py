@@ -61,10 +61,11 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
         lines = f.cell_source.splitlines() if getattr(f, "cell", None) else _source_lines(f.path, sources, cache)
         out = [f"{f.concise()}"]
         loc = f.location
-        if 1 <= loc.line <= len(lines):
-            text = lines[loc.line - 1].expandtabs(1)
+        text = lines[loc.line - 1].expandtabs(1) if 1 <= loc.line <= len(lines) else ""
+        if text.isprintable() and text.strip():  # no excerpt of binary or undecodable lines
             gutter = " " * len(str(loc.line))
-            end = loc.end_column if loc.end_line == loc.line and loc.end_column > loc.column else len(text)
+            # A span on one line gets carets under it (at least one); a longer one, up to the end.
+            end = max(loc.end_column, loc.column + 1) if loc.end_line == loc.line else len(text)
             width = max(1, min(end, len(text)) - loc.column)
             out += [f"{gutter} |", f"{loc.line} | {text}", f"{gutter} | {' ' * loc.column}{'^' * width}"]
         if f.provenance:
