@@ -234,6 +234,9 @@ def test_flatten_drops_batch_falls_back_to_ttl502_when_ttl513_is_off():
     "x = torch.randn(4, 3)\ny = x - x.mean(0) + x.sum(1, keepdim=True) * torch.ones(3)\n",
     "x = torch.randn(4, 3)\nd = x[:, None, :] - x[None, :, :]\n",
     "def f(n: int):\n    return torch.randn(4, n) + torch.randn(3)\n",
+    # ConvTranspose with output_size= at call time: the size is the caller's choice
+    "up = nn.ConvTranspose2d(4, 4, 3, stride=2)\ny = up(torch.randn(1, 4, 5, 5), output_size=(12, 12))\n"
+    "z = nn.Linear(12, 2)(y)\n",
     # a batch of one flattened is not TTL513 (it runs, unbatched)
     "y = nn.Linear(12, 2)(torch.randn(1, 3, 4).view(-1))\n",
 ])

@@ -160,6 +160,8 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     out_dtypes = module.param_dtypes if module.param_dtypes is not None else x.dtypes
     out_origin = module.dtype_origin if module.param_dtypes is not None else x.origin
     shape = output_shape(module, x.shape)
+    if name.startswith("ConvTranspose") and (len(args.pos) > 1 or "output_size" in args.kw or args.has_star):
+        shape = None  # up(x, output_size=...) picks among several valid sizes
     if name in LOSSES:
         reduction = module.config.get("reduction", "mean")
         shape = () if reduction in ("mean", "sum") else None
