@@ -33,7 +33,7 @@ def messy_tree(tmp_path: Path) -> Path:
 EXPECTED = [
     "a_syntax_error.py:2:7: TTL001 syntax error: invalid syntax",
     "b_latin1_cookie.py:5:1: TTL101",
-    "c_latin1_no_cookie.py:1:1: TTL001 could not decode file: cannot decode as utf-8: invalid continuation byte"
+    "c_latin1_no_cookie.py:2:12: TTL001 could not decode file: cannot decode as utf-8: invalid continuation byte"
     " (declare the encoding with a `# -*- coding: ... -*-` line)",
     "e_binary.py:1:1: TTL001 could not decode file: file contains null bytes (binary file?)",
     "f_bom.py:3:1: TTL101",

@@ -221,7 +221,9 @@ def test_full_format_with_bad_input(project, capsys):
     code, out, _ = check(capsys, "--output-format", "full", "binary.py", "latin.py", "broken.py")
     assert code == 1
     blocks = out.split("\n\n")
-    # No excerpt of a binary file; a zero-width location gets a single caret.
+    # No excerpt of a binary file; a zero-width location gets a single caret (here: at the
+    # byte that is not UTF-8, shown as the replacement character).
     assert blocks[0].splitlines()[1:] == [f"  = docs: {rule_url('TTL001')}"]
     assert blocks[1].splitlines()[1:4] == ["  |", "2 | x = (1,", "  |     ^"]
-    assert blocks[2].splitlines()[1:4] == ["  |", "1 | import torch", "  | ^"]
+    assert blocks[2].splitlines()[0].startswith("latin.py:2:9: TTL001 could not decode file")
+    assert blocks[2].splitlines()[1:4] == ["  |", "2 | s = 'caf\ufffd'", "  |         ^"]

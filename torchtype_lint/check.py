@@ -31,7 +31,10 @@ from .settings import FileResult, Settings  # noqa: E402 - re-exported for every
 
 
 class DecodeError(Exception):
-    pass
+    def __init__(self, message: str, line: int = 1, column: int = 0):
+        super().__init__(message)
+        #: Where decoding failed (1-based line, 0-based column), for the TTL001 location.
+        self.line, self.column = line, column
 
 
 def decode_source(data: bytes) -> str:
@@ -45,8 +48,13 @@ def decode_source(data: bytes) -> str:
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
+        start = getattr(exc, "start", 0)
+        line = data.count(b"\n", 0, start) + 1
+        line_start = data.rfind(b"\n", 0, start) + 1
+        column = len(data[line_start:start].decode(encoding if isinstance(exc, UnicodeDecodeError) else "latin-1",
+                                                   errors="replace"))
         raise DecodeError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}"
-                          " (declare the encoding with a `# -*- coding: ... -*-` line)") from None
+                          " (declare the encoding with a `# -*- coding: ... -*-` line)", line, column) from None
     if text.startswith(codecs.BOM_UTF8.decode("utf-8")):
         text = text[1:]
     return text
@@ -71,7 +79,8 @@ def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> 
     try:
         source = decode_source(data)
     except DecodeError as exc:
-        return FileResult(path, _select([_tool_finding("TTL001", path, f"could not decode file: {exc}")],
+        return FileResult(path, _select([_tool_finding("TTL001", path, f"could not decode file: {exc}",
+                                                       line=exc.line, column=exc.column)],
                                         settings or Settings()))
     return check_source(source, path, settings)
 
