@@ -132,8 +132,9 @@ def test_numpy_float64_into_linear_is_one_error_with_the_conversion_in_provenanc
         y = nn.Linear(3, 1)(h)
         z = nn.Linear(3, 1)(h)
     """)
-    # Both uses fail on their own; the conversion itself is not reported a third time.
-    assert [f.code for f in findings] == ["TTL401", "TTL401"]
+    # One report for the root cause: at the first failing use, not at the conversion and
+    # not again at the second use (fixing the conversion fixes both).
+    assert [f.code for f in findings] == ["TTL401"]
     first = findings[0]
     assert "converted by `torch.from_numpy(a)`, which keeps numpy's dtype" in first.message
     lines = [step.line for step in first.provenance]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any, Callable, Iterable, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -308,6 +308,8 @@ def conversion_in_chain(origin: Optional[Origin], ev: Any) -> Optional[Any]:
 
 
 _EXPLAINED: "weakref.WeakKeyDictionary[Any, Set[Any]]" = weakref.WeakKeyDictionary()
+#: conversion node -> the use-site node whose error reported it (one report per root cause).
+_REPORTED: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
 def mark_explained(ev: Any, origin: Optional[Origin]) -> None:
@@ -373,6 +375,9 @@ class DtypeRule(Rule):
              fix: Optional[Fix] = None) -> None:
         conversion = conversion_in_chain(origin, ev)
         if conversion is not None:
+            first = _REPORTED.setdefault(ev, {}).setdefault(conversion, node)
+            if first is not node:
+                return  # this conversion already has its one report, at its first failing use
             mark_node_explained(ev, conversion)
             note = f"; converted by `{code(conversion)}`, which keeps numpy's dtype"
             if "{origin}" in message:

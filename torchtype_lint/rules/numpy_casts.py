@@ -2,9 +2,10 @@
 
 Policy, one root cause -> one report: a float64 conversion is reported at most once.
 - If the float64 tensor later reaches an op that fails (a float32 layer, a matmul, a BCE or
-  Huber loss...), that failure is reported where it happens, as an error of its own family
-  (TTL401, TTL201, TTL208...), with the conversion in its provenance and message; the
-  conversion itself is then not reported.
+  Huber loss...), the first such failure is reported where it happens, as an error of its
+  own family (TTL401, TTL201, TTL208...), with the conversion in its provenance and message;
+  neither the conversion nor later failing uses of the same conversion are reported again
+  (torch stops at the first failure, and fixing the conversion fixes them all).
 - If the tensor is converted later (`.float()`, `.to(torch.float32)`, even `.double()` as
   an explicit choice), nothing is reported.
 - Otherwise the conversion gets one TTL301 warning.
