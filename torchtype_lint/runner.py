@@ -256,6 +256,7 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
                     try:
                         dicts = worker.conn.recv()
                     except (EOFError, OSError):
+                        worker.process.join(timeout=5)  # reap it, so its exit code is known
                         code = worker.process.exitcode
                         worker.stop(kill=True)
                         pool[slot] = _Worker(context, settings, cache)
