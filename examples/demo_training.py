@@ -14,13 +14,13 @@ BATCH, CLASSES = 8, 10
 
 
 class SmallConvNet(nn.Module):
-    def __init__(self, num_classes: int = CLASSES):
+    def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 16, kernel_size=3, padding=1)
         self.conv2 = nn.Conv2d(16, 32, kernel_size=3, padding=1)
         self.pool = nn.MaxPool2d(2)
         self.fc1 = nn.Linear(32 * 8 * 8, 128)  # 32x32 images, pooled twice: 8x8
-        self.fc2 = nn.Linear(64, num_classes)  # BUG: fc1 produces 128 features
+        self.fc2 = nn.Linear(64, CLASSES)  # BUG: fc1 produces 128 features
 
     def forward(self, x):
         x = self.pool(F.relu(self.conv1(x)))

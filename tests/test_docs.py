@@ -110,3 +110,7 @@ def test_demo_example_has_real_findings():
         assert len(codes) >= 3, (demo, proc.stdout)
         assert "TTL000" not in codes and "TTL001" not in codes
     assert "examples/demo_training.py:35:5: TTL101 " in proc.stdout
+    # The sample output at the top of the README is real output.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sample = re.search(r"```text\n(.*?)```", readme, flags=re.S).group(1).splitlines()
+    assert sample and all(line in proc.stdout.splitlines() for line in sample)
