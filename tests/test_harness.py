@@ -243,8 +243,10 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
     program.write_text(SIDE_EFFECT_PROGRAM.replace("MARKER", repr(str(marker))))
     notebook = root / "nb.ipynb"
     notebook.write_text(json.dumps(NOTEBOOK))
+    huge = root / "huge.py"
+    huge.write_text("import torch\nbig = torch.zeros(100000, 100000)\nout = big @ torch.zeros(3, 3)\n")
     bad_fixtures = sorted(str(p) for p in FIXTURES.glob("TTL*/bad_*.py"))
-    paths = [str(program), str(notebook)] + ([str(DEMO)] if DEMO.exists() else []) + bad_fixtures
+    paths = [str(program), str(notebook), str(huge)] + ([str(DEMO)] if DEMO.exists() else []) + bad_fixtures
     out = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(out):
@@ -282,6 +284,13 @@ def test_check_confirm_in_a_notebook(checked: CheckRun) -> None:
     assert [(f["code"], f.get("cell")) for f in cells] == [("TTL507", 3)], cells
     assert cells[0]["confirmations"] == [
         "confirmed on cpu: RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x10 and 3x2)"]
+
+
+def test_check_confirm_caps_the_memory_of_a_reproduction(checked: CheckRun) -> None:
+    # 40 GB operands rebuilt from the user's sizes fail with torch's allocation error.
+    found = [f for f in checked.findings if f["filename"].endswith("huge.py")]
+    assert [f["code"] for f in found] == ["TTL507"], found
+    assert "can't allocate memory" in found[0]["confirmations"][0], found[0]["confirmations"]
 
 
 def test_check_confirm_reproduces_most_bad_fixtures(checked: CheckRun) -> None:
