@@ -1,7 +1,7 @@
 """TTL1xx: casts that do nothing."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -175,6 +175,43 @@ _PYTHON_TYPES = {"builtins.float": "float", "builtins.int": "int", "builtins.boo
                  "builtins.complex": "complex"}
 
 
+def _non_tensor_guard(node: Any) -> Tuple[Any, Any]:
+    """(test, guarded part) of ``test and ...``, ``if test: ...`` and ``... if test else ...``."""
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return node.left, node.right
+    if isinstance(node, cst.If):
+        return node.test, node.body
+    if isinstance(node, cst.IfExp):
+        return node.test, node.body
+    return None, None
+
+
+def _is_non_tensor_isinstance(test: Any, ev: Any) -> bool:
+    """``isinstance(x, np.ndarray)`` (or any class that is not a torch tensor), possibly the
+    last operand of an ``and`` chain."""
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        test = test.right
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2):
+        return False
+    kind = ev.value(test.args[1].value)
+    return not (isinstance(kind, SymbolValue) and kind.qualname.startswith("torch."))
+
+
+class _Comparisons(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: List[Any] = []
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.found.append(node)
+
+
+def _comparisons_in(node: Any) -> List[Any]:
+    finder = _Comparisons()
+    node.visit(finder)
+    return finder.found
+
+
 @register
 class DtypeComparedToStringOrType(Rule):
     """
@@ -213,11 +250,32 @@ class DtypeComparedToStringOrType(Rule):
     name = "dtype-compared-to-string"
     summary = "tensor dtype compared with a string or a Python type is always False"
     severity = "warning"
-    listens = (cst.Comparison,)
+    listens = (cst.Comparison, cst.BooleanOperation, cst.If, cst.IfExp, cst.Module)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Comparison, ev: Any) -> None:
+    def __init__(self, sink: Any):
+        super().__init__(sink)
+        # Reported at the end of the file: a comparison turns out to be guarded by
+        # `isinstance(x, np.ndarray)` only when the enclosing `and` / `if` is evaluated.
+        self._pending: Dict[Any, Tuple[str, Optional[Fix]]] = {}
+        self._guarded: Set[Any] = set()
+
+    def report(self, node: Any, message: str, origin: Any = None, fix: Optional[Fix] = None) -> None:
+        self._pending.setdefault(node, (message, fix))
+
+    def visit(self, node: Any, ev: Any) -> None:
+        if isinstance(node, cst.Module):
+            for comparison, (message, fix) in self._pending.items():
+                if comparison not in self._guarded:
+                    Rule.report(self, comparison, message, fix=fix)
+            self._pending.clear()
+            return
+        if not isinstance(node, cst.Comparison):
+            guard, guarded = _non_tensor_guard(node)
+            if guard is not None and _is_non_tensor_isinstance(guard, ev):
+                self._guarded.update(_comparisons_in(guarded))
+            return
         for left, operator, right in _comparison_pairs(node):
             if not isinstance(operator, _EQUALITY):
                 continue

@@ -1105,7 +1105,7 @@ class FloatTensorIndex(DtypeRule):
                 continue
             index_node = element.slice.value
             index = ev.value(index_node)
-            if isinstance(index, ScalarValue) and index.pytype == "float":
+            if isinstance(index, ScalarValue) and index.pytype == "float" and _computed_float(index_node, index):
                 self.flag(ev, report_node,
                           f"indexing `{code(sub.value, 30)}` with the Python float `{code(index_node, 30)}` "
                           "raises IndexError (\"only integers, slices (`:`), ellipsis (`...`), None and long or "
@@ -1120,6 +1120,13 @@ class FloatTensorIndex(DtypeRule):
                           f"tensors\"); use `{code(index_node, 30)}.long()`",
                           origin=index.origin, fix=fix)
                 return
+
+
+def _computed_float(node: Any, value: ScalarValue) -> bool:
+    """A float the file computes here (`x[n / 2]`, `x[1.0]`), not one a parameter annotation
+    promises (`i: float` is often a loose annotation of an int)."""
+    return value.const is not None or (isinstance(node, cst.BinaryOperation)
+                                       and isinstance(node.operator, cst.Divide))
 
 
 # --------------------------------------------------------------------------- TTL211
