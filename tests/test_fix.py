@@ -156,3 +156,11 @@ def test_replacement_is_by_node_identity():
         {id(first.fix.old): (first.fix.old, first.fix.new)})).code
     assert replaced == "import torch\nx = torch.tensor([1])\nx = x.float()\nx.float()\n"
     assert isinstance(first.fix.old, cst.Expr)
+
+
+def test_replacement_can_remove_or_split_statements():
+    module = cst.parse_module("a = 1\nb = 2  # keep\nc = 3\n")
+    first, second, third = module.body
+    replacements = {id(first): (first, None),
+                    id(third): (third, [cst.parse_statement("c = 3\n"), cst.parse_statement("d = 4\n")])}
+    assert module.visit(fix_module._ReplaceByIdentity(replacements)).code == "b = 2  # keep\nc = 3\nd = 4\n"

@@ -37,7 +37,8 @@ class FixOutcome:
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):
-    """Replace exactly the given node objects of the original tree."""
+    """Replace exactly the given node objects of the original tree. A replacement may be a node,
+    a list of nodes (statements) or None (remove the node)."""
 
     def __init__(self, replacements: Dict[int, Tuple[Any, Any]]):
         super().__init__()
@@ -49,7 +50,11 @@ class _ReplaceByIdentity(cst.CSTTransformer):
         if entry is None or entry[0] is not original_node:
             return updated_node
         new = entry[1]
-        return cst.RemovalSentinel.REMOVE if new is None else new
+        if new is None:
+            return cst.RemovalSentinel.REMOVE
+        if isinstance(new, (list, tuple)):  # one statement becomes several
+            return cst.FlattenSentinel(new)
+        return new
 
 
 def applicable(findings: Sequence[Finding], unsafe: bool) -> List[Finding]:
