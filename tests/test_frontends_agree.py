@@ -171,6 +171,11 @@ async def test_cli_flake8_lsp_and_pre_commit_report_identical_findings(client: L
     assert sorted(f[1:5] for f in cli if f[0] == "notebook.ipynb") == [(3, 2, 5, "TTL301"), (4, 1, 11, "TTL101")]
 
     python_files = [name for name in files if name.endswith(".py")]
-    assert _flake8(project, python_files) == {f for f in cli if f[0].endswith(".py")}
-    assert _pre_commit(project, files, tmp_path / "hook-cache") == cli
-    assert await _lsp(client, project, files) == cli
+    _assert_same("flake8", _flake8(project, python_files), {f for f in cli if f[0].endswith(".py")})
+    _assert_same("pre-commit", _pre_commit(project, files, tmp_path / "hook-cache"), cli)
+    _assert_same("the language server", await _lsp(client, project, files), cli)
+
+
+def _assert_same(front_end: str, found: Set[Finding], cli: Set[Finding]) -> None:
+    assert found == cli, (f"{front_end} differs from the CLI; only in {front_end}: {sorted(found - cli)}; "
+                          f"only in the CLI: {sorted(cli - found)}")
