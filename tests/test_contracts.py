@@ -187,3 +187,31 @@ def test_complex_input_of_a_handwritten_op_is_still_reported():
         m = z.argmax()
     """
     assert findings(source) == [(4, "TTL250")]
+
+
+# --------------------------------------------------------------------------- staleness logic
+
+
+def test_compare_reports_every_kind_of_staleness():
+    import copy
+
+    from torchtype_lint.contracts.generate import compare
+
+    committed = json.loads(table.DATA_FILE.read_text(encoding="utf-8"))
+    assert compare(committed, committed) == []
+    fresh = copy.deepcopy(committed)
+    fresh["torch"] = "9.9.9"
+    rows = {row["op"]: row for row in fresh["ops"]}
+    rows["matmul"]["cuda_declared"] = rows["abs"]["cuda_declared"]
+    rows["abs"]["names"]["torch.abs_renamed"] = ["function", True]
+    fresh["ops"] = [row for row in fresh["ops"] if row["op"] != "cholesky"]
+    unobserved = copy.deepcopy(committed)
+    for row in unobserved["ops"]:
+        if row["op"] == "bitwise_and":
+            row["cpu_observed_fail"].pop("f")
+    problems = compare(committed, fresh) + compare(unobserved, committed)
+    assert f"table is for torch {committed['torch']}, installed torch is 9.9.9" in problems
+    assert "matmul: cuda_declared changed" in problems
+    assert "abs: names changed" in problems
+    assert "cholesky: in the table but no longer in op_db" in problems
+    assert "bitwise_and: probed changed" in problems
