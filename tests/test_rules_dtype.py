@@ -434,6 +434,8 @@ QUOTED = [
     ("a = nn.Conv2d(3, 2, 3, bias=False)(torch.ones(1, 3, 5, 5, dtype=torch.long))", "TTL202"),
     ("a = nn.ConvTranspose2d(3, 2, 3)(torch.ones(1, 3, 5, 5, dtype=torch.long))", "TTL202"),
     ("a = nn.BatchNorm2d(3)(torch.ones(2, 3, 4, 4, dtype=torch.uint8))", "TTL202"),
+    ("a = nn.ConvTranspose1d(3, 2, 3)(torch.ones(1, 3, 5, dtype=torch.float64))", "TTL401"),
+    ("a = nn.ConvTranspose2d(3, 2, 3)(torch.ones(1, 3, 5, 5).half())", "TTL401"),
     ("a = nn.LayerNorm(3)(torch.ones(2, 3, dtype=torch.long))", "TTL202"),
     ("a = nn.LSTMCell(3, 2)(torch.ones(4, 3, dtype=torch.long))", "TTL202"),
     ("x = torch.ones(2, 5, 4, dtype=torch.long)\na = nn.TransformerEncoderLayer(4, 2, 8, batch_first=True)(x)", "TTL202"),

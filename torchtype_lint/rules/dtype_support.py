@@ -21,7 +21,7 @@ import libcst as cst
 from ..findings import Fix
 from ..knowledge import dtypes as D
 from ..values import (
-    BOOL, FLOAT32, Callee, DTypeValue, ModuleValue, Origin, TensorValue, Value, category,
+    BOOL, FLOAT32, Callee, ModuleValue, Origin, TensorValue, Value, category,
     describe_dtypes, short_dtype,
 )
 from .base import Rule
@@ -266,14 +266,6 @@ def first_layer(module: Value, x: Value) -> Optional[Tuple[ModuleValue, Value, s
     return module, x, path
 
 
-def module_param_dtypes(module: ModuleValue) -> Optional[frozenset]:
-    return module.param_dtypes or None
-
-
-def module_origin(module: ModuleValue) -> Optional[Origin]:
-    return module.dtype_origin
-
-
 def module_dtype_changed(module: ModuleValue) -> bool:
     """True when a cast such as ``model.double()`` set the parameter dtype (not the default)."""
     return module.dtype_origin is not None and module.dtype_origin is not module.origin
@@ -312,23 +304,12 @@ _EXPLAINED: "weakref.WeakKeyDictionary[Any, Set[Any]]" = weakref.WeakKeyDictiona
 _REPORTED: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
-def mark_explained(ev: Any, origin: Optional[Origin]) -> None:
-    """A use-site error reported a value with this provenance: its conversion is explained."""
-    node = conversion_in_chain(origin, ev)
-    if node is not None:
-        _EXPLAINED.setdefault(ev, set()).add(node)
-
-
 def mark_node_explained(ev: Any, node: Any) -> None:
     _EXPLAINED.setdefault(ev, set()).add(node)
 
 
 def is_explained(ev: Any, node: Any) -> bool:
     return node in _EXPLAINED.get(ev, ())
-
-
-def dtype_value_of(value: Value) -> Optional[str]:
-    return value.dtype if isinstance(value, DTypeValue) else None
 
 
 def default_float(ev: Any) -> str:

@@ -15,7 +15,7 @@ from ..findings import Fix
 from ..knowledge import dtypes as D
 from ..knowledge import torch_api as T
 from ..values import (
-    BOOL, FLOAT32, INT32, INT64, UINT8, ModuleValue, ScalarValue, StringValue, SymbolValue,
+    BOOL, FLOAT32, INT32, INT64, UINT8, ModuleValue, ScalarValue,
     TensorValue, Value, category,
 )
 from .base import RuntimeClaim, register
@@ -171,8 +171,11 @@ def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[
             return f"expected m1 and m2 to have the same dtype, but got: {c10_name(x_dtype)} != {c10_name(p_dtype)}"
         return f"mat1 and mat2 must have the same dtype, but got {x} and {p}"
     if name.startswith("ConvTranspose"):
-        return f"expected scalar type {x} but found {p}" if x_dtype == "int64" or x_dtype == "float64" \
-            else f"Input type and weight type should be the same"
+        if x_dtype in ("int64", "float64"):
+            return f"expected scalar type {x} but found {p}"
+        if x_dtype == "float16" and p_dtype == FLOAT32:
+            return "Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same"
+        return ""  # other combinations print device-specific type names
     if name.startswith("Conv"):
         if layer.config.get("bias") is False:
             return f"expected scalar type {x} but found {p}"
@@ -262,9 +265,10 @@ class LayerIntegerInput(DtypeRule):
         where = f"`{layer.short_name}`" + (f" (layer {path} of the nn.Sequential)" if path else "")
         torch_says = layer_message(layer, one(x), target)
         exception = "NotImplementedError" if "not implemented" in torch_says else "RuntimeError"
+        quoted = f" ({said(torch_says)})" if torch_says else ""
         self.flag(ev, node,
                   f"{where} has {'/'.join(sorted(params))} parameters but gets a {show(x)} input"
-                  f"{origin_note(x)}: torch raises {exception} ({said(torch_says)}); {hint}",
+                  f"{origin_note(x)}: torch raises {exception}{quoted}; {hint}",
                   origin=x.origin, fix=fix)
 
 

@@ -23,7 +23,7 @@ from ..knowledge import dtypes as D
 from ..values import FLOAT64, ArrayValue, DTypeValue, Origin, TensorValue
 from .base import RuntimeClaim, register
 from .dtype_support import (
-    DtypeRule, all_dtypes, code, conversion_in_chain, conversion_name, dtype_attr, is_explained,
+    DtypeRule, code, conversion_in_chain, conversion_name, dtype_attr, is_explained,
     mark_node_explained, method_call, paren, torch_module_expr,
 )
 

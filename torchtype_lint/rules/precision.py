@@ -18,6 +18,10 @@ from .dtype_support import (
 from .mixing import MATMUL_PATTERN, layer_message, module_call, report_mismatch
 
 
+def _quoted(torch_says: str) -> str:
+    return f" ({said(torch_says)})" if torch_says else ""
+
+
 def _norm_rejects(x_dtype: str, p_dtype: str) -> bool:
     # CPU mixed-dtype norm kernels accept float16/bfloat16 input with float32 parameters;
     # every other difference raises "mixed dtype (CPU)".
@@ -122,7 +126,7 @@ class PrecisionMismatch(DtypeRule):
             fix = Fix(x_node, cast_expr(x_node, p_dtype), f"Convert the input to {p_dtype}", safe=False)
         self.flag(ev, node,
                   f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
-                  f"RuntimeError ({said(layer_message(layer, x_dtype, p_dtype))}); {source}; {hint}",
+                  f"RuntimeError{_quoted(layer_message(layer, x_dtype, p_dtype))}; {source}; {hint}",
                   origin=origin, fix=fix)
 
     def flag(self, ev: Any, node: Any, message: str, origin: Any = None, fix: Any = None) -> None:
