@@ -251,7 +251,8 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
     started = time.perf_counter()
     with contextlib.redirect_stdout(out):
         exit_code = cli.main(["check", "--confirm", "--isolated", "--no-cache", "--extend-select", "TTL9",
-                              "--output-format", "json"] + paths)
+                              "--save-reproductions", str(root / "repros"), "--output-format", "json"]
+                             + paths)
     return CheckRun(exit_code, json.loads(out.getvalue()), marker, program, time.perf_counter() - started)
 
 
@@ -282,8 +283,19 @@ def test_check_confirm_in_a_notebook(checked: CheckRun) -> None:
     # Notebook findings count lines within their cell; the reproduction still finds the operation.
     cells = [f for f in checked.findings if f["filename"].endswith("nb.ipynb")]
     assert [(f["code"], f.get("cell")) for f in cells] == [("TTL507", 3)], cells
-    assert cells[0]["confirmations"] == [
-        "confirmed on cpu: RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x10 and 3x2)"]
+    assert cells[0]["confirmations"][0] == \
+        "confirmed on cpu: RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x10 and 3x2)"
+
+
+def test_check_confirm_saves_standalone_reproductions(checked: CheckRun) -> None:
+    mine = [f for f in checked.findings if f["filename"] == str(checked.program)]
+    scripts = [c.split(": ", 1)[1] for f in mine for c in f["confirmations"] if c.startswith("reproduction: ")]
+    assert len(scripts) == len(mine), mine
+    for script in scripts:
+        text = Path(script).read_text()
+        compile(text, script, "exec")
+        assert 'DEVICE = os.environ.get("TTL_DEVICE", "cpu")' in text
+        assert "pathlib" not in text, "the user's own statements must not be copied into a reproduction"
 
 
 def test_check_confirm_caps_the_memory_of_a_reproduction(checked: CheckRun) -> None:

@@ -32,6 +32,8 @@ def add_check_options(parser: Any) -> None:
     parser.add_argument("--confirm", action="store_true",
                         help="reproduce each finding's operation in torch (CPU, and CUDA where "
                              "present) and attach torch's message; needs torch, never runs your code")
+    parser.add_argument("--save-reproductions", metavar="DIR",
+                        help="with --confirm: also write each reproduction to DIR as a script")
 
 
 def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
@@ -67,7 +69,8 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
 
     try:
         stats = confirm_findings(files, devices=("cpu", "cuda"),
-                                 locate=lambda f: positions.get(id(f), (f.line, f.column)))
+                                 locate=lambda f: positions.get(id(f), (f.line, f.column)),
+                                 save_to=getattr(args, "save_reproductions", None))
     except TorchMissing as exc:
         print(f"torchtype-lint: --confirm: {exc}", file=sys.stderr)
         return

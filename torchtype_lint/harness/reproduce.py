@@ -598,13 +598,39 @@ def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
     return f"not reproduced on {device}: `{repro.summary}` ran without error{shown}"
 
 
+def script(repro: Reproduction) -> str:
+    """A reproduction as a standalone script: ``TTL_DEVICE=cuda python repro.py``."""
+    finding = repro.finding
+    header = (f'"""{finding.code} at {finding.path}:{finding.line}: `{repro.summary}`, rebuilt by '
+              f'torchtype-lint check --confirm from the inferred dtypes and shapes."""\n')
+    header = header.replace("\\", "\\\\")
+    return header + 'import os\n\nDEVICE = os.environ.get("TTL_DEVICE", "cpu")\n' + PRELUDE + repro.source
+
+
+def save_scripts(repros: Sequence[Reproduction], directory: str) -> None:
+    """Write each reproduction to ``directory`` and point its finding at the file."""
+    import os
+    import re as _re
+
+    os.makedirs(directory, exist_ok=True)
+    for repro in repros:
+        finding = repro.finding
+        stem = _re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(finding.path))[0])
+        name = os.path.join(directory, f"{stem}_L{finding.line}_{finding.code}.py")
+        with open(name, "w", encoding="utf-8") as handle:
+            handle.write(script(repro))
+        finding.confirmations.append(f"reproduction: {name}")
+
+
 def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any = None,
                      devices: Sequence[str] = ("cpu", "cuda"),
-                     locate: Optional[Callable[[Any], Tuple[int, int]]] = None) -> Dict[str, Any]:
+                     locate: Optional[Callable[[Any], Tuple[int, int]]] = None,
+                     save_to: Optional[str] = None) -> Dict[str, Any]:
     """Attach torch's verdict to the findings of each ``(source, findings)`` pair, in place.
 
     ``locate(finding) -> (line, column)`` maps a finding to its position in ``source`` when the
-    two differ (notebook findings count lines within their cell).
+    two differ (notebook findings count lines within their cell). With ``save_to``, each
+    reproduction is also written there as a standalone script.
 
     Returns counts and the time taken. Raises ``pool.TorchMissing`` when torch is not
     installed; the caller says so and reports the findings unchanged.
@@ -655,5 +681,7 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
                             "not run on cpu: the reproduction needs a CUDA device")
                     continue
                 repro.finding.confirmations.append(verdict(repro, device, result))
+    if save_to and repros:
+        save_scripts(repros, save_to)
     stats["seconds"] = time.perf_counter() - started
     return stats
