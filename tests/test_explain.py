@@ -197,3 +197,23 @@ def test_module_level_values_agree_with_a_real_run(program, monkeypatch, tmp_pat
             wrong.append(f"{name}: {why}")
     assert compared >= 5
     assert not wrong, "\n".join(wrong)
+
+
+def test_scopes_global_writes_and_method_attributes():
+    out = _explain("scopes.py")
+    assert _line(out, "15: after_call:").startswith("15: after_call: Tensor[float64, (2,), cpu]")
+    # via the instance built at module level (reset() never ran): the __init__ value
+    assert _line(out, "28: seen:").startswith("28: seen: Tensor[float32, (2,), cpu]")
+    assert _line(out, "29: kept:").startswith("29: kept: Tensor[float32, (3,), cpu]")
+
+
+def test_a_method_alone_does_not_trust_attributes_other_methods_reassign():
+    from torchtype_lint.check import Settings, check_source
+    from torchtype_lint.selection import Selection
+
+    source = (FIXTURES / "scopes.py").read_text().replace(
+        "tracker = Tracker()\nout = tracker(torch.ones(3))\n", "")
+    result = check_source(source, "m.py", Settings(selection=Selection(select=[])), keep_analysis=True)
+    values = {a.name: a.description for a in result.interpreter.assignments
+              if a.name in ("seen", "kept")}
+    assert values == {"seen": "unknown", "kept": "Tensor[float32, (3,), cpu]"}

@@ -78,6 +78,8 @@ class Frame:
     function: Optional[FunctionValue] = None
     returns: List[Value] = field(default_factory=list)
     instance: Optional[InstanceValue] = None
+    #: Names a ``global`` statement declared in this function: writes go to the module.
+    declared_global: Optional[set] = None
 
 
 class BoundMethod(Value):
@@ -223,7 +225,15 @@ class Interpreter:
         return TOP
 
     def bind(self, name: str, value: Value) -> None:
-        self.frame.vars[name] = value
+        frame = self.frame
+        if frame.declared_global and name in frame.declared_global and frame is not self.globals:
+            # A write through ``global``: in a branch or a loop it may not happen (weak update).
+            previous = self.globals.vars.get(name)
+            self.globals.vars[name] = value if previous is None or not self.branch_depth else join(
+                previous, value)
+            self.heap_version += 1
+            return
+        frame.vars[name] = value
 
     # ------------------------------------------------------------------ statements
 
@@ -330,6 +340,27 @@ class Interpreter:
         return False
 
     def _global(self, stmt: Any) -> bool:
+        if self.frame is not self.globals and isinstance(stmt, cst.Global):
+            if self.frame.declared_global is None:
+                self.frame.declared_global = set()
+            self.frame.declared_global.update(item.name.value for item in stmt.names)
+        return False
+
+    def _assert(self, stmt: Any) -> bool:
+        self.eval(stmt.test)
+        if stmt.msg is not None:
+            self.eval(stmt.msg)
+        return False
+
+    def _del(self, stmt: Any) -> bool:
+        targets = stmt.target.elements if isinstance(stmt.target, (cst.Tuple, cst.List)) else [stmt.target]
+        for target in targets:
+            node = getattr(target, "value", target) if isinstance(target, cst.Element) else target
+            if isinstance(node, cst.Name):
+                if node.value in self.frame.vars:
+                    self.frame.vars[node.value] = TOP
+            else:
+                self.eval(node)
         return False
 
     def _if(self, stmt: cst.If) -> bool:
@@ -1058,7 +1089,12 @@ class Interpreter:
     def _analyse_standalone(self, fn: FunctionValue, frame: Frame) -> None:
         self_value: Optional[Value] = None
         if isinstance(fn.owner, ClassValue) and not _has_decorator(fn.node, "staticmethod"):
-            self_value = self.prototype(fn.owner)
+            # A copy: what one method does to ``self`` on its own must not leak into another
+            # method's standalone analysis (their call order is unknown).
+            proto = self.prototype(fn.owner)
+            self_value = InstanceValue(proto.cls, proto.origin)
+            self_value.attrs.update(proto.attrs)
+            self_value.cast_attrs.update(proto.cast_attrs)
         outer = self.frame
         self.frame = frame
         try:
@@ -1084,6 +1120,17 @@ class Interpreter:
                     self._run_function(init, params)
                 finally:
                     self.recording = recording
+            # Another method may reassign an attribute before this one runs (a reset(), a
+            # setup()): on its own, a method can only trust attributes no other method sets.
+            for name, method in cls.methods.items():
+                if name == "__init__" or _has_decorator(method.node, "staticmethod"):
+                    continue
+                owner_name = _first_param(method.node)
+                if owner_name is None:
+                    continue
+                for attr in _self_attributes_assigned(method.node.body, owner_name):
+                    if attr in proto.attrs:
+                        proto.attrs[attr] = TOP
         return proto
 
     def _run_function(self, fn: FunctionValue, params: Dict[str, Value],
@@ -1512,6 +1559,43 @@ def _is_transparent(decorator: Any) -> bool:
                for t in _TRANSPARENT_DECORATORS) or d in ("staticmethod", "classmethod", "jaxtyped")
 
 
+def _self_attributes_assigned(body: Any, owner: str) -> List[str]:
+    """Names ``X`` of ``owner.X = ...`` statements in a function body (nested blocks included,
+    nested functions and classes not). A statement-level walk: far cheaper than a visitor."""
+    found: List[str] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            stack.extend(node.body)
+        elif isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                targets: List[Any] = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    targets = [small.target]
+                while targets:
+                    target = targets.pop()
+                    if isinstance(target, (cst.Tuple, cst.List)):
+                        targets.extend(e.value for e in target.elements)
+                    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                            and target.value.value == owner:
+                        found.append(target.attr.value)
+        elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)) or (
+                hasattr(cst, "TryStar") and isinstance(node, cst.TryStar)):
+            stack.append(node.body)
+            orelse = getattr(node, "orelse", None)
+            if orelse is not None:
+                stack.append(orelse if isinstance(orelse, cst.If) else orelse.body)
+            for handler in getattr(node, "handlers", ()):
+                stack.append(handler.body)
+            final = getattr(node, "finalbody", None)
+            if final is not None:
+                stack.append(final.body)
+    return found
+
+
 def _first_param(fnode: Any) -> Optional[str]:
     params = list(fnode.params.posonly_params) + list(fnode.params.params)
     return params[0].name.value if params else None
@@ -1659,6 +1743,10 @@ _STATEMENT_HANDLERS: Dict[type, Callable[[Interpreter, Any], Any]] = {
     cst.Continue: Interpreter._terminator,
     cst.Import: Interpreter._import,
     cst.ImportFrom: Interpreter._import_from,
+    cst.Global: Interpreter._global,
+    cst.Nonlocal: Interpreter._global,
+    cst.Assert: Interpreter._assert,
+    cst.Del: Interpreter._del,
     cst.If: Interpreter._if,
     cst.For: Interpreter._loop,
     cst.While: Interpreter._loop,
