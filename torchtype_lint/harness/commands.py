@@ -32,8 +32,16 @@ def add_check_options(parser: Any) -> None:
     parser.add_argument("--confirm", action="store_true",
                         help="reproduce each finding's operation in torch (CPU, and CUDA where "
                              "present) and attach torch's message; needs torch, never runs your code")
-    parser.add_argument("--save-reproductions", metavar="DIR",
-                        help="with --confirm: also write each reproduction to DIR as a script")
+    parser.add_argument("--save-reproductions", metavar="DIR", action=_SaveReproductions,
+                        help="also write each reproduction to DIR as a script (implies --confirm)")
+
+
+class _SaveReproductions(argparse.Action):
+    """``--save-reproductions DIR`` means confirming too: there is nothing to save otherwise."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.confirm = True
 
 
 def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
