@@ -135,7 +135,9 @@ def _handled_elsewhere(call: _Call) -> bool:
     return all(category(d) < 2 for d in call.dtypes)
 
 
-def _suggestion(contract: table.Contract, subject: str) -> str:
+def _suggestion(contract: table.Contract, subject: str, dtypes: FrozenSet[str]) -> str:
+    if any(category(d) == 3 for d in dtypes):
+        return ""  # converting complex to a real dtype drops the imaginary part: no advice
     for dtype, method in _FIX_METHODS:
         if dtype in contract.cpu_declared and dtype in contract.cuda:
             return f"; convert the input first, e.g. `{subject}{method}`"
@@ -144,6 +146,14 @@ def _suggestion(contract: table.Contract, subject: str) -> str:
 
 def _subject_text(call: _Call) -> str:
     return expr_text(call.subject) if call.subject is not None else "the input"
+
+
+def _origin_note(call: _Call) -> str:
+    """`` ({origin})`` unless the input is itself the origin (``torch.det(torch.tensor(...))``)."""
+    origin = call.subject_value.origin
+    if origin is None or origin.root().node is call.subject:
+        return ""
+    return " ({origin})"
 
 
 @register
@@ -210,7 +220,7 @@ class OpDtypeUnsupported(Rule):
         dtypes = call.dtypes
         shown = describe_dtypes(dtypes)
         subject = _subject_text(call)
-        origin = " ({origin})" if call.subject_value.origin is not None else ""
+        origin = _origin_note(call)
         if call.device == "cuda":
             if not all(d not in contract.cuda and (contract.fails_on_cpu(d) or d in contract.cpu_declared)
                        for d in dtypes):
@@ -218,7 +228,7 @@ class OpDtypeUnsupported(Rule):
             where = "on CUDA" if not all(contract.fails_on_cpu(d) for d in dtypes) else "on CPU or CUDA"
             message = (f"`{call.label}` is not implemented for {shown} tensors {where} "
                        f"(torch's OpInfo declares no CUDA kernel for {shown}); `{subject}` is "
-                       f"{shown} on cuda{origin}{_suggestion(contract, subject)}")
+                       f"{shown} on cuda{origin}{_suggestion(contract, subject, call.dtypes)}")
         else:
             if not all(contract.fails_on_cpu(d) for d in dtypes):
                 return
@@ -229,7 +239,7 @@ class OpDtypeUnsupported(Rule):
             said = f": torch raises `{torch_says}`" if torch_says else ""
             where = "" if call.device == "cpu" else " (on CPU or CUDA)"
             message = (f"`{call.label}` is not implemented for {shown} tensors{where}{said}; "
-                       f"`{subject}` is {shown}{origin}{_suggestion(contract, subject)}")
+                       f"`{subject}` is {shown}{origin}{_suggestion(contract, subject, call.dtypes)}")
         self.report(node, message, origin=call.subject_value.origin)
 
 
@@ -288,10 +298,10 @@ class OpDtypeUnsupportedOnCuda(Rule):
             return
         shown = describe_dtypes(call.dtypes)
         subject = _subject_text(call)
-        origin = " ({origin})" if call.subject_value.origin is not None else ""
+        origin = _origin_note(call)
         self.report(
             node,
             f"`{call.label}` on {shown} tensors works on CPU but is not implemented on CUDA "
             f"(torch's OpInfo declares no CUDA kernel for {shown}), and this file moves "
-            f"tensors to CUDA; `{subject}` is {shown}{origin}{_suggestion(contract, subject)}",
+            f"tensors to CUDA; `{subject}` is {shown}{origin}{_suggestion(contract, subject, call.dtypes)}",
             origin=call.subject_value.origin)
