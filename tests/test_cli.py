@@ -248,3 +248,36 @@ def test_entry_points_in_a_subprocess(tmp_path, entry):
     assert "Traceback" not in proc.stderr
     proc = subprocess.run(entry + ["check", "clean.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def test_gitignore_is_respected_inside_a_git_work_tree(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("scratch_*.py\n")
+    write(tmp_path, ".gitignore", "# generated code\nwandb/\n/outputs\n*.gen.py\n!keep.gen.py\n")
+    write(tmp_path, "src/.gitignore", "local_*.py\n")
+    for rel in ("src/train.py", "src/keep.gen.py", "src/model.gen.py", "src/local_try.py",
+                "wandb/run-1/files/code/train.py", "outputs/copy.py", "src/outputs/real.py",
+                "scratch_1.py", "other/local_try.py"):
+        write(tmp_path, rel, DISCARDED)
+    expected = ["./other/local_try.py", "./src/keep.gen.py", "./src/outputs/real.py", "./src/train.py"]
+    code, out, _ = run(capsys, "check", "--isolated", ".")
+    assert sorted({line.split(":")[0] for line in out.splitlines()}) == expected
+    # Checking a subdirectory still applies the .gitignore files above it.
+    code, out, _ = run(capsys, "check", "--isolated", "src")
+    assert sorted({line.split(":")[0] for line in out.splitlines()}) == [
+        "src/keep.gen.py", "src/outputs/real.py", "src/train.py"]
+    # Named files are checked even when ignored; --no-respect-gitignore walks everything.
+    assert run(capsys, "check", "--isolated", "outputs/copy.py")[0] == 1
+    code, out, _ = run(capsys, "check", "--isolated", "--no-respect-gitignore", ".")
+    assert len({line.split(":")[0] for line in out.splitlines()}) == 9
+    write(tmp_path, "pyproject.toml", "[tool.torchtype-lint]\nrespect-gitignore = false\n")
+    code, out, _ = run(capsys, "check", ".")
+    assert len({line.split(":")[0] for line in out.splitlines()}) == 9
+
+
+def test_gitignore_means_nothing_outside_a_git_work_tree(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, ".gitignore", "*.py\n")
+    write(tmp_path, "train.py", DISCARDED)
+    assert run(capsys, "check", "--isolated", ".")[0] == 1

@@ -110,7 +110,9 @@ def test_explicit_config_option(project, capsys):
 
 @pytest.mark.parametrize("table, message", [
     ('selct = ["TTL1"]', "unknown key 'selct'; did you mean 'select'?"),
-    ('colour = "red"', "unknown key 'colour' (known keys: select, extend-select, ignore, per-file-ignores, exclude)"),
+    ('colour = "red"', "unknown key 'colour' (known keys: select, extend-select, ignore, per-file-ignores, "
+                       "exclude, respect-gitignore)"),
+    ('respect-gitignore = "no"', "'respect-gitignore' must be true or false, got 'no'"),
     ('select = "TTL1"\nignore = ["E501"]', "'ignore': 'E501' is not a rule code or prefix"),
     ('select = [1]', "'select' must be a list of strings, got [1]"),
     ('exclude = [1, 2]', "'exclude' must be a list of strings"),

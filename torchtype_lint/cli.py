@@ -63,6 +63,8 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--stdin-filename", help="read the source from stdin, report it under this name")
     files.add_argument("--force-exclude", action="store_true",
                        help="apply excludes to files named on the command line too (for pre-commit)")
+    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                       help="also check files that .gitignore ignores")
     files.add_argument("--config", help="read this pyproject.toml instead of the closest one")
     files.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     out = parser.add_argument_group("output")
@@ -225,6 +227,7 @@ def _plan(args: argparse.Namespace):  # noqa: ANN202 - config.RunPlan, imported 
         config_path=args.config,
         isolated=args.isolated,
         force_exclude=args.force_exclude,
+        respect_gitignore=args.respect_gitignore,
         time_budget=args.time_budget,
     )
 

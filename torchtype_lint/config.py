@@ -34,7 +34,7 @@ from .files import DEFAULT_EXCLUDES, discover
 from .selection import Selection, SelectionError, validate_prefixes
 
 SECTION = "torchtype-lint"
-KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude")
+KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "respect-gitignore")
 
 
 class ConfigError(ValueError):
@@ -51,6 +51,8 @@ class Config:
     ignore: List[str] = field(default_factory=list)
     per_file_ignores: List[Tuple[str, List[str]]] = field(default_factory=list)
     exclude: List[str] = field(default_factory=list)
+    #: Skip what the .gitignore files of the git work tree ignore when walking directories.
+    respect_gitignore: bool = True
 
     def excludes(self, path: str) -> bool:
         return bool(self.exclude) and path_matches(self._relative(path), self.exclude)
@@ -150,6 +152,10 @@ def config_from_table(table: Dict[str, Any], root: str, path: Optional[str] = No
     config.extend_select = _codes(table.get("extend-select", []), "extend-select", where)
     config.ignore = _codes(table.get("ignore", []), "ignore", where)
     config.exclude = _strings(table.get("exclude", []), "exclude", where)
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {respect!r}")
+    config.respect_gitignore = respect
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -188,6 +194,8 @@ class RunPlan:
     config_path: Optional[str] = None
     isolated: bool = False
     force_exclude: bool = False
+    #: False: --no-respect-gitignore (otherwise the configuration decides, default true).
+    respect_gitignore: bool = True
     time_budget: float = 10.0
     _by_directory: Dict[str, Optional[Config]] = field(default_factory=dict, repr=False)
     _by_file: Dict[str, Config] = field(default_factory=dict, repr=False)
@@ -195,13 +203,14 @@ class RunPlan:
     @classmethod
     def from_args(cls, select: Optional[Sequence[str]], extend_select: Sequence[str] = (),
                   ignore: Sequence[str] = (), exclude: Sequence[str] = (), config_path: Optional[str] = None,
-                  isolated: bool = False, force_exclude: bool = False, time_budget: float = 10.0) -> "RunPlan":
+                  isolated: bool = False, force_exclude: bool = False, time_budget: float = 10.0,
+                  respect_gitignore: bool = True) -> "RunPlan":
         plan = cls(
             select=validate_prefixes(select, "--select") if select is not None else None,
             extend_select=validate_prefixes(extend_select, "--extend-select"),
             ignore=validate_prefixes(ignore, "--ignore"),
             exclude=list(exclude), config_path=config_path, isolated=isolated,
-            force_exclude=force_exclude, time_budget=time_budget,
+            force_exclude=force_exclude, time_budget=time_budget, respect_gitignore=respect_gitignore,
         )
         if config_path is not None:
             if not os.path.isfile(config_path):
@@ -244,7 +253,9 @@ class RunPlan:
         """Files to check. Named files are checked even when excluded, unless force_exclude."""
         for path in paths:
             if os.path.isdir(path):
-                for found in discover([path], self.exclude):
+                config = self.config_for(os.path.join(path, "x.py"))
+                gitignore = self.respect_gitignore and (config is None or config.respect_gitignore)
+                for found in discover([path], self.exclude, respect_gitignore=gitignore):
                     if not self.is_excluded(found):
                         yield found
             elif not (self.force_exclude and (self.is_excluded(path) or

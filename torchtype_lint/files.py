@@ -1,9 +1,12 @@
-"""Which files a run checks: paths given, directories walked, default excludes applied."""
+"""Which files a run checks: paths given, directories walked, default excludes and .gitignore
+files applied."""
 from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Iterable, Iterator, List, Sequence
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, Iterator, List, Optional, Pattern, Sequence, Tuple
 
 #: Directory names skipped while walking (like ruff's defaults).
 DEFAULT_EXCLUDES = (
@@ -27,18 +30,151 @@ def is_excluded(path: str, patterns: Sequence[str]) -> bool:
 
 
 def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
-             suffixes: Sequence[str] = PYTHON_SUFFIXES + NOTEBOOK_SUFFIXES) -> Iterator[str]:
-    """Files to check, in a stable order. Explicitly named files are always checked."""
+             suffixes: Sequence[str] = PYTHON_SUFFIXES + NOTEBOOK_SUFFIXES,
+             respect_gitignore: bool = True) -> Iterator[str]:
+    """Files to check, in a stable order. Explicitly named files are always checked; files
+    found by walking a directory are skipped when excluded or ignored by git."""
     excludes = tuple(DEFAULT_EXCLUDES) + tuple(extra_excludes)
     for path in paths:
         if os.path.isdir(path):
+            ignore = GitIgnore.for_directory(path) if respect_gitignore else None
             found: List[str] = []
             for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not is_excluded(os.path.join(root, d), excludes))
+                if ignore is not None:
+                    ignore.load(root)
+                dirs[:] = sorted(d for d in dirs if not is_excluded(os.path.join(root, d), excludes)
+                                 and not (ignore and ignore.ignored(os.path.join(root, d), True)))
                 for f in files:
                     full = os.path.join(root, f)
-                    if f.endswith(tuple(suffixes)) and not is_excluded(full, extra_excludes):
+                    if f.endswith(tuple(suffixes)) and not is_excluded(full, extra_excludes) \
+                            and not (ignore and ignore.ignored(full, False)):
                         found.append(full)
             yield from sorted(found)
         else:
             yield path
+
+
+# --------------------------------------------------------------------------- .gitignore
+
+
+@dataclass(frozen=True)
+class _IgnoreRule:
+    regex: Pattern[str]
+    negated: bool
+    dir_only: bool
+    #: Matched against the path relative to the .gitignore's directory (else: the name only).
+    anchored: bool
+
+
+def _glob_to_regex(glob: str) -> Pattern[str]:
+    """gitignore glob -> regex: ``*`` and ``?`` stay within a path component, ``**`` spans them."""
+    out, i = "", 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif glob.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif glob[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif glob[i] == "?":
+            out, i = out + "[^/]", i + 1
+        elif glob[i] == "[" and "]" in glob[i + 2:]:
+            end = glob.index("]", i + 2)
+            body = glob[i + 1:end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out, i = out + "[" + body.replace("\\", "\\\\") + "]", end + 1
+        elif glob[i] == "\\" and i + 1 < len(glob):
+            out, i = out + re.escape(glob[i + 1]), i + 2
+        else:
+            out, i = out + re.escape(glob[i]), i + 1
+    return re.compile(out + r"\Z")
+
+
+def parse_gitignore(text: str) -> List[_IgnoreRule]:
+    rules = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if raw.endswith("\\ "):
+            line += " "  # an escaped trailing space is part of the pattern
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        elif line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        rules.append(_IgnoreRule(_glob_to_regex(line.lstrip("/")), negated, dir_only, anchored))
+    return rules
+
+
+class GitIgnore:
+    """The .gitignore files of one git work tree (and .git/info/exclude), as git reads them:
+    each file's patterns apply below its directory, the last matching pattern wins, ``!``
+    re-includes. Outside a git work tree nothing is ignored (like git and ruff)."""
+
+    def __init__(self, git_root: str):
+        self.git_root = os.path.abspath(git_root)
+        self._rules: Dict[str, List[_IgnoreRule]] = {}
+        self._read(self.git_root, os.path.join(self.git_root, ".git", "info", "exclude"))
+
+    @classmethod
+    def for_directory(cls, directory: str) -> Optional["GitIgnore"]:
+        """The work tree around ``directory`` with the .gitignore files above it loaded."""
+        start = os.path.abspath(directory)
+        current = start
+        while not os.path.exists(os.path.join(current, ".git")):
+            parent = os.path.dirname(current)
+            if parent == current:
+                return None
+            current = parent
+        ignore = cls(current)
+        chain = []
+        while True:
+            chain.append(start)
+            if start == current:
+                break
+            start = os.path.dirname(start)
+        for folder in reversed(chain[1:]):  # the walk loads the start directory itself
+            ignore.load(folder)
+        return ignore
+
+    def load(self, directory: str) -> None:
+        self._read(os.path.abspath(directory), os.path.join(directory, ".gitignore"))
+
+    def _read(self, directory: str, path: str) -> None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                rules = parse_gitignore(handle.read())
+        except OSError:
+            return
+        self._rules.setdefault(directory, []).extend(rules)
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        absolute = os.path.abspath(path)
+        verdict = False
+        for base, rules in self._applicable(absolute):
+            rel = os.path.relpath(absolute, base).replace(os.sep, "/")
+            name = rel.rsplit("/", 1)[-1]
+            for rule in rules:
+                if rule.dir_only and not is_dir:
+                    continue
+                if rule.regex.match(rel if rule.anchored else name):
+                    verdict = not rule.negated
+        return verdict
+
+    def _applicable(self, absolute: str) -> List[Tuple[str, List[_IgnoreRule]]]:
+        # Rule files from the work tree's root down to the path's own directory, in that order.
+        out = []
+        directory = os.path.dirname(absolute)
+        while True:
+            if directory in self._rules:
+                out.append((directory, self._rules[directory]))
+            if directory == self.git_root or len(directory) <= len(self.git_root):
+                break
+            directory = os.path.dirname(directory)
+        return list(reversed(out))
