@@ -170,7 +170,7 @@ def test_schema_is_the_official_one():
 def test_every_format_renders_an_empty_list():
     for name in FORMATTERS:
         text = render(name, [])
-        if name in ("json",):
+        if name == "json":
             assert json.loads(text) == []
         elif name == "sarif":
             assert json.loads(text)["runs"][0]["results"] == []
@@ -227,3 +227,10 @@ def test_full_format_with_bad_input(project, capsys):
     assert blocks[1].splitlines()[1:4] == ["  |", "2 | x = (1,", "  |     ^"]
     assert blocks[2].splitlines()[0].startswith("latin.py:2:9: TTL001 could not decode file")
     assert blocks[2].splitlines()[1:4] == ["  |", "2 | s = 'caf\ufffd'", "  |         ^"]
+
+
+def test_json_lines_is_the_json_objects_one_per_line(project, capsys):
+    _, as_json, _ = check(capsys, "--output-format", "json", "train.py", "broken.py")
+    code, lines, _ = check(capsys, "--output-format", "json-lines", "train.py", "broken.py")
+    assert code == 1
+    assert [json.loads(line) for line in lines.splitlines()] == json.loads(as_json)

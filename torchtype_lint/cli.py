@@ -69,7 +69,7 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     out = parser.add_argument_group("output")
     out.add_argument("--output-format", default=None,
-                     help="concise (default), full, json, github or sarif")
+                     help="concise (default), full, json, json-lines, github or sarif")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     from .harness.commands import add_check_options  # adds --confirm; torch is imported only when used
 

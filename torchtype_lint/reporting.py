@@ -119,6 +119,11 @@ def format_json(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
     return json.dumps([finding_to_dict(f) for f in findings], indent=2) + "\n"
 
 
+def format_json_lines(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    """The json objects, one per line (streams well into ``jq`` and log collectors)."""
+    return "".join(json.dumps(finding_to_dict(f)) + "\n" for f in findings)
+
+
 # --------------------------------------------------------------------------- github
 
 
@@ -275,6 +280,7 @@ FORMATTERS: Dict[str, Formatter] = {
     "concise": format_concise,
     "full": format_full,
     "json": format_json,
+    "json-lines": format_json_lines,
     "github": format_github,
     "sarif": format_sarif,
 }
