@@ -178,6 +178,12 @@ OPS = [
     ("", "v.expand(2, -1)"), ("", "x.repeat(2, 1)"), ("", "x.expand(4, 2, 3)"), ("", "x.squeeze(0)"),
     ("", "torch.zeros(2, 3).masked_fill_(b[:1].expand(2, 3), 1)", LOOSE),
     ("", "x.detach().numpy()"), ("", "x.tolist()", LOOSE), ("", "i.tolist()", LOOSE),
+    ("", "x.split(1)[0]", LOOSE), ("", "x.chunk(3, dim=1)[1]", LOOSE), ("", "x.unbind(0)[1]"),
+    ("", "torch.unbind(y4, 2)[0]"), ("", "torch.split(x, 2, dim=1)[0]", LOOSE),
+    ("xs = []\nfor _ in range(3):\n    xs.append(torch.ones(2, dtype=torch.float64))", "torch.stack(xs)",
+     LOOSE),
+    ("d = {}\nd['a'] = torch.zeros(3, dtype=torch.int8)", "list(d.values())[0]"),
+    ("d = {'a': torch.zeros(3)}", "[v for k, v in d.items()][0]"),
     # matmul family
     ("", "x @ w"), ("", "x @ x.T"), ("", "torch.matmul(x, w)"), ("", "x.matmul(w)"),
     ("", "torch.mm(x, w)"), ("", "x.mm(w)"), ("", "torch.bmm(b3, b3.transpose(1, 2))"),

@@ -332,6 +332,8 @@ class SequenceValue(Value):
     def describe(self) -> str:
         if self.items is not None and self.container == "tuple":
             return "tuple[" + ", ".join(v.describe() for v in self.items) + "]"
+        if self.items == ():
+            return f"{self.container} (empty)"
         return f"{self.container}[{self.element.describe()}]"
 
 
@@ -479,7 +481,15 @@ def join(a: Value, b: Value) -> Value:
         items = None
         if a.items is not None and b.items is not None and len(a.items) == len(b.items):
             items = tuple(join(x, y) for x, y in zip(a.items, b.items))
-        return SequenceValue(a.container, join(a.element, b.element), items, a.origin)
+        # A known-empty container has no elements to disagree with: ``xs = []`` joined at a
+        # loop head with ``xs`` after ``xs.append(t)`` holds t's value.
+        if a.items == ():
+            element = b.element
+        elif b.items == ():
+            element = a.element
+        else:
+            element = join(a.element, b.element)
+        return SequenceValue(a.container, element, items, a.origin)
     if type(a) is type(b) and isinstance(a, (DTypeValue, DeviceValue, SymbolValue, NoneValue)):
         return a if a == b else TOP
     return TOP

@@ -592,11 +592,7 @@ class Interpreter:
                 if isinstance(element.slice, cst.Index):
                     self.eval(element.slice.value)
             if isinstance(container, SequenceValue) and container.container in ("list", "dict"):
-                name = target.value.value if isinstance(target.value, cst.Name) else None
-                if name is not None and self.lookup(name) is container:
-                    self.bind(name, SequenceValue(container.container, join(container.element, value)
-                                                  if container.items is not None or container.element is not TOP
-                                                  else value, None, container.origin))
+                self._replace_container(target.value, container, _with_element(container, value))
         elif isinstance(target, cst.StarredElement):
             self.assign_target(target.value, TOP, stmt, record)
 
@@ -672,7 +668,8 @@ class Interpreter:
                 self.eval(element.value)
                 v = TOP
             element_value = v if element_value is None else join(element_value, v)
-        return SequenceValue("dict", element_value or TOP, None)
+        # items=() marks a known-empty dict (an element added later is the only one)
+        return SequenceValue("dict", element_value or TOP, () if not node.elements else None)
 
     def _comprehension(self, node: Any) -> Value:
         outer = self.frame
@@ -878,6 +875,9 @@ class Interpreter:
         if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
             callee = Callee("method", func.attr.value, receiver, args)
             result = self.call_method(receiver, func.attr.value, args, node)
+        elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
+            callee = Callee("method", func.attr.value, receiver, args)
+            result = self.sequence_method(func.value, receiver, func.attr.value, args)
         elif isinstance(func, cst.Attribute) and isinstance(receiver, InstanceValue) and \
                 callee_value is TOP and _is_module_class(receiver.cls):
             callee = Callee("method", func.attr.value, receiver, args)
@@ -963,6 +963,60 @@ class Interpreter:
         if isinstance(receiver, ModuleValue):
             return self.module_instance_method(receiver, name, args, node)
         return TOP
+
+    def sequence_method(self, receiver_node: Any, seq: SequenceValue, name: str, args: CallArgs) -> Value:
+        """list/dict methods: mutations rebind the container with the new element value."""
+        if name in ("append", "add") and len(args.pos) == 1:
+            self._replace_container(receiver_node, seq, _with_element(seq, args.pos[0]))
+            return NoneValue()
+        if name == "extend" and len(args.pos) == 1:
+            self._replace_container(receiver_node, seq, _with_element(seq, self.iterate(args.pos[0])))
+            return NoneValue()
+        if name == "insert" and len(args.pos) == 2:
+            self._replace_container(receiver_node, seq, _with_element(seq, args.pos[1]))
+            return NoneValue()
+        if name == "update" or name == "setdefault" and len(args.pos) == 2:
+            new = args.pos[1] if name == "setdefault" else TOP
+            self._replace_container(receiver_node, seq, _with_element(seq, new))
+            return new if name == "setdefault" else NoneValue()
+        if seq.container == "dict":
+            if name == "values":
+                return SequenceValue("list", seq.element, None)
+            if name == "items":
+                return SequenceValue("list", SequenceValue("tuple", TOP, (TOP, seq.element)), None)
+            if name == "get" and args.pos:
+                default = args.get(1, "default") if args.has(1, "default") else NoneValue()
+                return join(seq.element, default)
+            if name == "pop" and args.pos:
+                return seq.element if len(args.pos) == 1 else join(seq.element, args.pos[1])
+        elif name == "pop":
+            return seq.element
+        if name == "copy":
+            return SequenceValue(seq.container, seq.element, seq.items, seq.origin)
+        if name in ("clear", "sort", "reverse", "remove"):
+            if name == "clear":
+                self._replace_container(receiver_node, seq, SequenceValue(seq.container, TOP, ()))
+            return NoneValue()
+        return TOP
+
+    def _replace_container(self, node: Any, old: SequenceValue, new: Value) -> None:
+        """A list or dict was mutated: every binding we know of that holds it sees the change;
+        where the container came from something else, its aliases are unknown afterwards."""
+        frame: Optional[Frame] = self.frame
+        found = False
+        while frame is not None:
+            for name, value in list(frame.vars.items()):
+                if value is old:
+                    frame.vars[name] = new
+                    found = True
+            frame = frame.parent
+        instance = self._current.get(node.value) if isinstance(node, cst.Attribute) else None
+        if isinstance(instance, InstanceValue) and instance.attrs.get(node.attr.value) is old:
+            instance.attrs[node.attr.value] = new
+            self.heap_version += 1
+            found = True
+        if not found and isinstance(node, cst.Name):
+            self.bind(node.value, new)
 
     def module_instance_method(self, module: Value, name: str, args: CallArgs, node: Any) -> Value:
         """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
@@ -1390,6 +1444,12 @@ def _widen(old: Dict[str, Value], new: Dict[str, Value]) -> Dict[str, Value]:
     for name, value in new.items():
         out[name] = value if name in old and _envs_equal({name: old[name]}, {name: value}) else TOP
     return out
+
+
+def _with_element(container: SequenceValue, value: Value) -> SequenceValue:
+    """The container after one more element (or one element replaced) of ``value``."""
+    element = value if container.items == () else join(container.element, value)
+    return SequenceValue(container.container, element, None, container.origin)
 
 
 def _list_of(items: Tuple[Value, ...]) -> SequenceValue:

@@ -523,7 +523,7 @@ BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
 
 TENSOR_OPS_ALSO_FUNCTIONS = (
     SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
-    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat"}
+    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split"}
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot"}
 )
@@ -592,6 +592,16 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
             shape = tuple(recv.shape[i - offset] if d == -1 and i >= offset else d
                           for i, d in enumerate(sizes))
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name in ("split", "chunk", "unbind", "tensor_split") and not args.has_star:
+        # A tuple of pieces with the receiver's dtype; the piece count is not tracked.
+        dim_value = args.get(1 if name != "unbind" else 0, "dim")
+        dim = int_const(dim_value) if dim_value is not TOP else 0
+        shape = None
+        if recv.shape is not None and dim is not None and -len(recv.shape) <= dim < len(recv.shape):
+            d = dim % len(recv.shape)
+            shape = tuple(recv.shape[:d]) + (() if name == "unbind" else (None,)) + tuple(recv.shape[d + 1:])
+        piece = TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+        return SequenceValue("tuple", piece, None)
     if name in SHAPE_PRESERVING:
         if name in ("add", "sub", "mul") and args.pos:
             return binary_op(recv, args.pos[0], {"add": "+", "sub": "-", "mul": "*"}[name], node, env)
