@@ -217,3 +217,10 @@ def test_a_method_alone_does_not_trust_attributes_other_methods_reassign():
     values = {a.name: a.description for a in result.interpreter.assignments
               if a.name in ("seen", "kept")}
     assert values == {"seen": "unknown", "kept": "Tensor[float32, (3,), cpu]"}
+
+
+def test_dict_items_and_tensor_datasets_through_a_dataloader():
+    out = _explain("dataloader.py")
+    assert _line(out, "45: weights:").startswith("45: weights: Tensor[float64, (?,), cpu]")
+    assert _line(out, "47: inputs:").startswith("47: inputs: Tensor[float32, (?, 3), cpu]")
+    assert _line(out, "47: labels:").startswith("47: labels: Tensor[int64, (?,), cpu]")

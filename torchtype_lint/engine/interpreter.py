@@ -112,6 +112,20 @@ class DataLoaderValue(Value):
         return f"DataLoader of {self.item.describe()}"
 
 
+class TensorDatasetValue(Value):
+    """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""
+
+    __slots__ = ("item", "origin")
+    kind = "dataset"
+
+    def __init__(self, item: Value, origin: Optional[Origin]):
+        self.item = item
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"TensorDataset of {self.item.describe()}"
+
+
 @dataclass
 class Assignment:
     """A binding made by an assignment statement (or a parameter), for ``explain`` and hover."""
@@ -940,6 +954,12 @@ class Interpreter:
                 self.default_float = dtype
                 self.tenv.default_float = dtype
             return NoneValue()
+        if qualname in ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"):
+            if args.has_star or args.kw or not args.pos or not all(
+                    isinstance(t, TensorValue) for t in args.pos):
+                return TOP
+            rows = tuple(_index_first(t) for t in args.pos)  # type: ignore[arg-type]
+            return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"))
         if qualname in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
             return _dataloader(self, args, node)
         if qualname in ("torch.device",):
@@ -1230,6 +1250,8 @@ class Interpreter:
             return iterable.element if iterable.container != "dict" else TOP
         if isinstance(iterable, TensorValue):
             return _index_first(iterable)
+        if isinstance(iterable, TensorDatasetValue):
+            return iterable.item
         if isinstance(iterable, DataLoaderValue):
             return _collate(iterable.item, iterable.batch_size,
                             iterable.origin.node if iterable.origin is not None else None)
@@ -1755,6 +1777,8 @@ def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
         if getitem is not None:
             item = interp.call_function(getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
                                         dataset, force=True)
+    elif isinstance(dataset, TensorDatasetValue):
+        item = dataset.item
     elif isinstance(dataset, SymbolValue):
         return TOP
     if item is TOP:
@@ -1782,6 +1806,10 @@ def _collate(item: Value, batch_size: Optional[int], loader_node: Any = None) ->
                                   item.origin), "cpu")
     if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
         return SequenceValue("list", TOP, tuple(_collate(i, batch_size, loader_node) for i in item.items))
+    if isinstance(item, SequenceValue) and item.container == "dict":
+        # a dict of fields: each key's samples are collated; the keys are not tracked
+        element = _collate(item.element, batch_size, loader_node)
+        return SequenceValue("dict", element, None) if element is not TOP else TOP
     return TOP
 
 
