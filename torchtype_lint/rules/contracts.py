@@ -218,22 +218,26 @@ class OpDtypeUnsupported(Rule):
         if contract is None:
             return
         dtypes = call.dtypes
-        shown = describe_dtypes(dtypes)
-        subject = _subject_text(call)
-        origin = _origin_note(call)
         if call.device == "cuda":
             if not all(d not in contract.cuda and (contract.fails_on_cpu(d) or d in contract.cpu_declared)
                        for d in dtypes):
                 return
-            where = "on CUDA" if not all(contract.fails_on_cpu(d) for d in dtypes) else "on CPU or CUDA"
-            message = (f"`{call.label}` is not implemented for {shown} tensors {where} "
-                       f"(torch's OpInfo declares no CUDA kernel for {shown}); `{subject}` is "
-                       f"{shown} on cuda{origin}{_suggestion(contract, subject, call.dtypes)}")
         else:
             if not all(contract.fails_on_cpu(d) for d in dtypes):
                 return
             if call.device != "cpu" and not all(d not in contract.cuda for d in dtypes):
                 return  # fails on CPU only, and the tensor may be on a GPU
+        # Texts only once the call is reported: printing the subject costs O(its size), which
+        # made long method chains (`x.abs().abs()...`) quadratic.
+        shown = describe_dtypes(dtypes)
+        subject = _subject_text(call)
+        origin = _origin_note(call)
+        if call.device == "cuda":
+            where = "on CUDA" if not all(contract.fails_on_cpu(d) for d in dtypes) else "on CPU or CUDA"
+            message = (f"`{call.label}` is not implemented for {shown} tensors {where} "
+                       f"(torch's OpInfo declares no CUDA kernel for {shown}); `{subject}` is "
+                       f"{shown} on cuda{origin}{_suggestion(contract, subject, call.dtypes)}")
+        else:
             single = next(iter(dtypes)) if len(dtypes) == 1 else None
             torch_says = contract.cpu_message(single) if single else None
             said = f": torch raises `{torch_says}`" if torch_says else ""
