@@ -224,3 +224,12 @@ def test_dict_items_and_tensor_datasets_through_a_dataloader():
     assert _line(out, "45: weights:").startswith("45: weights: Tensor[float64, (?,), cpu]")
     assert _line(out, "47: inputs:").startswith("47: inputs: Tensor[float32, (?, 3), cpu]")
     assert _line(out, "47: labels:").startswith("47: labels: Tensor[int64, (?,), cpu]")
+
+
+def test_conversions_that_may_not_happen_are_weak_updates():
+    out = _explain("scopes.py")
+    # maybe_half() runs on one branch only: the layer is float32 or float16 afterwards
+    assert _line(out, "46: weights_after_maybe:").startswith(
+        "46: weights_after_maybe: Tensor[{float16, float32}, (2, 3)]")
+    # never_called() is analysed on its own, after the module body: it changes nothing there
+    assert _line(out, "53: logits:").startswith("53: logits: Tensor[{float16, float32}, (1, 2), cpu]")

@@ -176,6 +176,12 @@ class Interpreter:
         self.globals = Frame({})
         self.frame = self.globals
         self.annotated_returns: Dict[Any, Value] = {}
+        #: True once the module body ran and only speculative standalone analyses remain.
+        self._speculative = False
+        #: How many function activations under way were entered from inside a branch.
+        self._conditional_calls = 0
+        #: ids of modules/instances created by the standalone analysis under way.
+        self._fresh_ids: set = set()
         #: Bumped whenever a mutable value (module dtype, instance attribute) changes, so a
         #: memoised call result computed before ``model.double()`` is not reused after it.
         self.heap_version = 0
@@ -185,12 +191,16 @@ class Interpreter:
     def run(self) -> "Interpreter":
         self.exec_block(self.module.body)
         # Functions never called from module level are analysed once on their own, with
-        # parameters known only from annotations.
+        # parameters known only from annotations. When (or whether) they run is unknown, so
+        # what they do to objects that outlive them (a module-level model, a prototype's
+        # layers) is only a possibility: weak updates, see _weak_update().
+        self._speculative = True
         while self._pending_functions:
             fn, frame = self._pending_functions.pop(0)
             if fn.node in self._analysed_standalone:
                 continue
             self._analysed_standalone.add(fn.node)
+            self._fresh_ids = set()
             self._analyse_standalone(fn, frame)
         # The module node is "evaluated" last: rules listening to cst.Module see the whole
         # file's facts (e.g. to drop a warning whose root cause a later error explained).
@@ -228,6 +238,20 @@ class Interpreter:
             self.values[node] = value if prev is None or prev is value else join(prev, value)
         return value
 
+    def _weak_update(self, obj: Any) -> bool:
+        """Whether a change to a mutable object may not happen: it is made on one branch, or by
+        a function analysed speculatively on an object that existed before it ran."""
+        if self.branch_depth > 0:
+            return True
+        if self._conditional_calls or self._speculative:
+            return id(obj) not in self._fresh_ids
+        return False
+
+    def _note_fresh(self, value: Value) -> Value:
+        if (self._speculative or self._conditional_calls) and isinstance(value, (ModuleValue, InstanceValue)):
+            self._fresh_ids.add(id(value))
+        return value
+
     def lookup(self, name: str) -> Value:
         frame: Optional[Frame] = self.frame
         while frame is not None:
@@ -243,7 +267,8 @@ class Interpreter:
         if frame.declared_global and name in frame.declared_global and frame is not self.globals:
             # A write through ``global``: in a branch or a loop it may not happen (weak update).
             previous = self.globals.vars.get(name)
-            self.globals.vars[name] = value if previous is None or not self.branch_depth else join(
+            weak = self.branch_depth or self._conditional_calls or self._speculative
+            self.globals.vars[name] = value if previous is None or not weak else join(
                 previous, value)
             self.heap_version += 1
             return
@@ -592,7 +617,7 @@ class Interpreter:
                 if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and isinstance(stmt.value, cst.Call) \
                         and self._callee_name(stmt.value) in _PARAMETER_CLASSES:
                     owner.cast_attrs.add(name)
-                if self.branch_depth and name in owner.attrs:
+                if self._weak_update(owner) and name in owner.attrs:
                     value = join(owner.attrs[name], value)
                 owner.attrs[name] = value
                 self.heap_version += 1
@@ -944,7 +969,7 @@ class Interpreter:
         if qualname in ("torch.nn.parameter.Parameter", "torch.nn.Parameter"):
             return _parameter(args, node)
         if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
-            return NN.construct(qualname[9:], args, node)
+            return self._note_fresh(NN.construct(qualname[9:], args, node))
         if qualname == "torch.set_default_dtype":
             dtype = T.dtype_of_arg(args.get(0))
             # torch accepts any floating dtype here (float16/bfloat16 too); complex defaults
@@ -1045,14 +1070,14 @@ class Interpreter:
             self.heap_version += 1
         if name in ("double", "float", "half", "bfloat16"):
             _set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
-                              weak=self.branch_depth > 0)
+                              weak=self._weak_update(module))
             return module
         if name in ("to", "type"):
             for value in list(args.pos) + list(args.kw.values()):
                 dtype = T.dtype_of_arg(value)
                 if dtype is not None:
                     _set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
-                                      weak=self.branch_depth > 0)
+                                      weak=self._weak_update(module))
                 elif T.device_of_arg(value) == "cuda":
                     self.moves_to_cuda = True
             return module
@@ -1067,7 +1092,7 @@ class Interpreter:
             if isinstance(attr, StringValue) and attr.const is not None and not args.has_star:
                 value = args.get(1, {"register_buffer": "tensor", "register_parameter": "param"}.get(
                     name, "module"))
-                if self.branch_depth and attr.const in module.attrs:
+                if self._weak_update(module) and attr.const in module.attrs:
                     value = join(module.attrs[attr.const], value)
                 module.attrs[attr.const] = value
                 if name in ("register_buffer", "register_parameter"):
@@ -1081,6 +1106,7 @@ class Interpreter:
 
     def instantiate(self, cls: ClassValue, args: CallArgs, node: Any) -> Value:
         instance = InstanceValue(cls, Origin(node, f"{cls.name}(...)"))
+        self._note_fresh(instance)
         init = cls.methods.get("__init__")
         if init is not None:
             self.call_function(init, args, node, instance, force=True)
@@ -1167,6 +1193,7 @@ class Interpreter:
             # method's standalone analysis (their call order is unknown).
             proto = self.prototype(fn.owner)
             self_value = InstanceValue(proto.cls, proto.origin)
+            self._note_fresh(self_value)  # a private copy: its own attributes update strongly
             self_value.attrs.update(proto.attrs)
             self_value.cast_attrs.update(proto.cast_attrs)
         outer = self.frame
@@ -1215,6 +1242,12 @@ class Interpreter:
         branch_depth = self.branch_depth
         self.frame = frame
         self.branch_depth = 0
+        # A call made on one branch only may happen or not: its effects on objects that
+        # outlive it are weak updates too.
+        conditional = branch_depth > 0
+        if conditional and not self._conditional_calls and not self._speculative:
+            self._fresh_ids = set()  # objects created by this call are its own
+        self._conditional_calls += conditional
         self._call_stack.append(fnode)
         try:
             for name, value in params.items():
@@ -1226,6 +1259,7 @@ class Interpreter:
             self._call_stack.pop()
             self.frame = outer
             self.branch_depth = branch_depth
+            self._conditional_calls -= conditional
         if fnode in self._generators:
             return TOP
         result: Optional[Value] = None
