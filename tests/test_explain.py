@@ -233,3 +233,9 @@ def test_conversions_that_may_not_happen_are_weak_updates():
         "46: weights_after_maybe: Tensor[{float16, float32}, (2, 3)]")
     # never_called() is analysed on its own, after the module body: it changes nothing there
     assert _line(out, "53: logits:").startswith("53: logits: Tensor[{float16, float32}, (1, 2), cpu]")
+
+
+def test_super_calls_reach_base_classes_of_the_file():
+    out = _explain("module_attrs.py")
+    assert _line(out, "49: features:").startswith("49: features: Tensor[float32, (5, 4), cpu]")
+    assert _line(out, "54: scores:").startswith("54: scores: Tensor[float32, (5, 2), cpu]")

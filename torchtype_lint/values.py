@@ -407,7 +407,7 @@ class FunctionValue(Value):
 class ClassValue(Value):
     """A class defined in the analysed file, with the qualified names of its bases."""
 
-    __slots__ = ("node", "bases", "methods", "origin")
+    __slots__ = ("node", "bases", "methods", "origin", "base_classes")
     kind = "class"
 
     def __init__(self, node: Any, bases: Tuple[str, ...], methods: Dict[str, Any]):
@@ -415,6 +415,8 @@ class ClassValue(Value):
         self.bases = bases
         self.methods = methods
         self.origin = None
+        #: Direct base classes defined in the same file, in declaration order (for super()).
+        self.base_classes: Tuple["ClassValue", ...] = ()
 
     @property
     def name(self) -> str:

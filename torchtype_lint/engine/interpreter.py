@@ -112,6 +112,21 @@ class DataLoaderValue(Value):
         return f"DataLoader of {self.item.describe()}"
 
 
+class SuperValue(Value):
+    """``super()`` inside a method of ``owner``: attribute lookups start at its bases."""
+
+    __slots__ = ("owner", "instance", "origin")
+    kind = "super"
+
+    def __init__(self, owner: ClassValue, instance: InstanceValue):
+        self.owner = owner
+        self.instance = instance
+        self.origin = None
+
+    def describe(self) -> str:
+        return f"super({self.owner.name})"
+
+
 class TensorDatasetValue(Value):
     """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""
 
@@ -548,11 +563,12 @@ class Interpreter:
                 bases.append("<local>." + base.name)
         methods: Dict[str, Any] = {}
         cls = ClassValue(stmt, tuple(bases), methods)
-        # Inherit methods of base classes defined in this file.
-        for arg in stmt.bases:
-            base = self._current.get(arg.value)
-            if isinstance(base, ClassValue):
-                methods.update(base.methods)
+        # Inherit methods of base classes defined in this file (the first base wins).
+        local_bases = tuple(b for b in (self._current.get(arg.value) for arg in stmt.bases)
+                            if isinstance(b, ClassValue))
+        cls.base_classes = local_bases
+        for base in reversed(local_bases):
+            methods.update(base.methods)
         class_frame = Frame({}, parent=self.frame)
         outer = self.frame
         self.frame = class_frame
@@ -762,6 +778,12 @@ class Interpreter:
             return TOP
         if isinstance(owner, ModuleValue):
             return _module_attribute(owner, attr, node)
+        if isinstance(owner, SuperValue):
+            for base in owner.owner.base_classes:
+                method = base.methods.get(attr)
+                if method is not None:
+                    return BoundMethod(method, owner.instance)
+            return TOP
         return TOP
 
     def _subscript(self, node: cst.Subscript) -> Value:
@@ -1787,9 +1809,16 @@ def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value
         return SequenceValue("list" if name != "tuple" else "tuple", element, None)
     if name == "isinstance":
         return ScalarValue("bool")
-    if name == "super":
-        frame = interp.frame
-        return TOP if frame is None else TOP
+    if name == "super" and not args.pos and not args.kw:
+        # super() in a method: the owner class's bases, bound to the method's first argument
+        fn = interp.frame.function
+        if fn is None or not isinstance(fn.owner, ClassValue):
+            return TOP
+        first = _first_param(fn.node)
+        instance = interp.frame.vars.get(first) if first else None
+        if not isinstance(instance, InstanceValue):
+            return TOP
+        return SuperValue(fn.owner, instance)
     return TOP
 
 
