@@ -308,6 +308,11 @@ MODULES = [
     ("", "torch.nn.functional.sigmoid(i)"), ("", "torch.nn.functional.gelu(x)"),
     ("", "torch.nn.functional.dropout(x, 0.1)"), ("", "torch.nn.functional.normalize(x)"),
     ("", "torch.nn.functional.pad(x, (1, 1))", LOOSE), ("", "torch.nn.functional.layer_norm(x, (3,))"),
+    ("torch.set_default_dtype(torch.float64)", "torch.nn.Linear(3, 4)(x64)"),
+    ("torch.set_default_dtype(torch.float64)", "torch.nn.Linear(3, 4).weight"),
+    ("torch.set_default_dtype(torch.float64)", "torch.nn.Conv1d(2, 2, 1).weight", LOOSE),
+    ("torch.set_default_dtype(torch.float64)", "torch.nn.Embedding(4, 2)(torch.tensor([1]))"),
+    ("def main():\n    torch.set_default_dtype(torch.float64)\nmain()", "torch.zeros(2)"),
     ("", "torch.nn.Parameter(torch.zeros(2, 3))"), ("", "torch.nn.Parameter(x64)"),
 ]
 

@@ -991,13 +991,21 @@ class Interpreter:
         if qualname in ("torch.nn.parameter.Parameter", "torch.nn.Parameter"):
             return _parameter(args, node)
         if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
-            return self._note_fresh(NN.construct(qualname[9:], args, node))
+            module = NN.construct(qualname[9:], args, node)
+            if isinstance(module, ModuleValue) and self.default_float != FLOAT32 and \
+                    "dtype" not in args.kw and module.param_dtypes == frozenset({FLOAT32}):
+                # parameters are created in the default dtype (set_default_dtype)
+                module.param_dtypes = frozenset({self.default_float})
+                module.dtype_origin = Origin(node, f"parameters take the default dtype {self.default_float}")
+            return self._note_fresh(module)
         if qualname == "torch.set_default_dtype":
             dtype = T.dtype_of_arg(args.get(0))
             # torch accepts any floating dtype here (float16/bfloat16 too); complex defaults
             # follow (complex32 / complex64 / complex128).
-            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and self.frame is self.globals \
-                    and not self.branch_depth:
+            # Only a call that certainly runs, in program order, changes the default: at module
+            # level or in a function called from there, not on a branch, not speculatively.
+            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and not self.branch_depth \
+                    and not self._conditional_calls and not self._speculative:
                 self.default_float = dtype
                 self.tenv.default_float = dtype
             return NoneValue()
