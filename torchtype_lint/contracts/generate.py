@@ -38,8 +38,10 @@ UNIVERSE: Tuple[str, ...] = tuple(DTYPE_CODES.values())
 #: They are left out of the union; the rule stays silent on calls that pass a dtype.
 DTYPE_ARGUMENT_VARIANTS = frozenset({"with_dtype"})
 
-#: How many of an op's sample inputs to try before calling a dtype unsupported.
-SAMPLES_PER_PROBE = 4
+#: How many of an op's sample inputs to try before calling a dtype unsupported: every one
+#: must fail, so that a calling convention that works (``reduction="none"``, a 1-element
+#: input) keeps the dtype out of the reported set.
+SAMPLES_PER_PROBE = 12
 
 #: Words that make an error message about the dtype rather than about the sample's values.
 _DTYPE_WORDS = re.compile(
