@@ -31,7 +31,8 @@ def _has_fixes(code: str) -> bool:
 #: Bad fixtures of the rules that offer fixes.
 BAD = sorted(p for p in (REPO / "fixtures").glob("TTL*/bad_*.py") if _has_fixes(p.parent.name))
 
-#: Known gaps, each with its reason; strict, so a fixed one must be removed from here.
+#: Known gaps, each with its reason (not strict: a fix landing elsewhere shows up as XPASS
+#: and should then be removed from here).
 KNOWN = {
     "TTL101/bad_loop_variable.py": "the fix rebinds the loop variable; the list keeps its int64 tensors",
     "TTL101/bad_self_attribute.py": "the fixture asserts on a fresh Scaler() that never ran forward()",
@@ -88,7 +89,7 @@ def _id(path: Path) -> str:
 
 def _params():
     for path in BAD:
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN[_id(path)])] if _id(path) in KNOWN else []
+        marks = [pytest.mark.xfail(strict=False, reason=KNOWN[_id(path)])] if _id(path) in KNOWN else []
         yield pytest.param(path, id=_id(path), marks=marks)
 
 
