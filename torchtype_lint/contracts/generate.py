@@ -227,9 +227,7 @@ def probe(op: Any, dtype: str, call: Optional[Any] = None,
     """Run ``op`` (or ``call(sample)``) on CPU on up to ``samples`` of its sample inputs in
     ``dtype``: "ok" when one runs, "fails" when all fail with an error that names a dtype,
     "unverified" when no sample could be built or the errors are about something else."""
-    torch = _torch()
-    torch_dtype = getattr(torch, dtype)
-    torch.manual_seed(0)
+    _torch().manual_seed(0)  # sample builders draw random values: same table every run
     quiet = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stderr(quiet), \
             contextlib.redirect_stdout(quiet):
@@ -319,7 +317,8 @@ def _record_probe(contract: OpContract, dtype: str, variants: list) -> None:
             continue
         result = probe(op, dtype)
         if result.outcome == "ok":
-            contract.cpu_observed_ok[dtype] = f"{op.name}{'.' + op.variant_test_name if op.variant_test_name else ''} runs"
+            variant = "." + op.variant_test_name if op.variant_test_name else ""
+            contract.cpu_observed_ok[dtype] = f"{op.name}{variant} runs"
             return
         if result.outcome == "fails":
             fail_message = fail_message or result.message
@@ -511,8 +510,6 @@ def sample_pairs(table: Dict[str, Any], per_claim: int) -> List[Tuple[str, str, 
     Only names that OpInfo calls directly are sampled (their sample inputs fit the public
     signature); in-place names only for "unsupported" claims, since an in-place call can
     also fail because its result dtype cannot be written back into the input."""
-    sets = table["sets"]
-    codes_of = {name: code for code, name in table["dtype_codes"].items()}
     unsupported, supported = [], []
     for row in table["ops"]:
         fails = {table["dtype_codes"][c] for c in row["cpu_observed_fail"]}
@@ -527,7 +524,6 @@ def sample_pairs(table: Dict[str, Any], per_claim: int) -> List[Tuple[str, str, 
                 if pair[2] == "supported" and kind == "inplace":
                     continue
                 (unsupported if dtype in fails else supported).append(pair)
-    del sets, codes_of
     pick = []
     for pool in (unsupported, supported):
         pool.sort(key=lambda p: _stable_key(p[0], p[1]))
