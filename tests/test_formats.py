@@ -150,6 +150,8 @@ def test_sarif_validates_and_carries_rules_results_provenance_and_fixes(project,
     assert replacement["insertedContent"]["text"] == "labels = labels.float()"
     assert replacement["deletedRegion"]["startLine"] == 4
     assert results[0]["level"] == "error"
+    assert run["invocations"][0]["executionSuccessful"] is True
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
 
 
 def test_sarif_without_findings_is_valid(project, capsys):
@@ -234,3 +236,18 @@ def test_json_lines_is_the_json_objects_one_per_line(project, capsys):
     code, lines, _ = check(capsys, "--output-format", "json-lines", "train.py", "broken.py")
     assert code == 1
     assert [json.loads(line) for line in lines.splitlines()] == json.loads(as_json)
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path, monkeypatch, capsys):
+    project = tmp_path / "my project"
+    (project / "sub dir").mkdir(parents=True)
+    (project / "sub dir" / "t#1.py").write_text(SOURCE, encoding="utf-8")
+    outside = tmp_path / "other place" / "o.py"
+    outside.parent.mkdir()
+    outside.write_text(SOURCE, encoding="utf-8")
+    monkeypatch.chdir(project)
+    _, document = _sarif(capsys, "sub dir/t#1.py", str(outside))
+    run = document["runs"][0]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]]
+    assert uris == [outside.as_uri(), "sub%20dir/t%231.py"] or uris == ["sub%20dir/t%231.py", outside.as_uri()]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/my%20project/")

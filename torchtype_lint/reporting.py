@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
+import urllib.parse
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import __version__
@@ -163,8 +165,8 @@ def _artifact(path: str) -> Dict[str, str]:
     cwd = os.getcwd()
     rel = os.path.relpath(absolute, cwd) if absolute.startswith(cwd + os.sep) else None
     if rel is not None:
-        return {"uri": rel.replace(os.sep, "/"), "uriBaseId": "%SRCROOT%"}
-    return {"uri": "file://" + absolute.replace(os.sep, "/")}
+        return {"uri": urllib.parse.quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+    return {"uri": pathlib.Path(absolute).as_uri()}
 
 
 def _region(loc: Location) -> Dict[str, int]:
@@ -259,14 +261,16 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
             "results": results,
             "columnKind": "unicodeCodePoints",
             "originalUriBaseIds": {"%SRCROOT%": {"uri": _cwd_uri()}},
+            # Findings were produced (a run that failed exits 2 and prints no SARIF).
+            "invocations": [{"executionSuccessful": True, "workingDirectory": {"uri": _cwd_uri()}}],
         }],
     }
     return json.dumps(document, indent=2) + "\n"
 
 
 def _cwd_uri() -> str:
-    cwd = os.getcwd().replace(os.sep, "/")
-    return "file://" + (cwd if cwd.endswith("/") else cwd + "/")
+    uri = pathlib.Path(os.getcwd()).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 def _rule_name(code: str) -> str:
