@@ -218,3 +218,24 @@ def test_warm_cli_run_never_imports_the_engine(tmp_path, capsys):
     assert main(["check", "--isolated", "--no-cache", "--cache-dir", str(unused), *paths]) == 1
     assert capsys.readouterr().out == first.stdout.replace("ENGINE\n", "")
     assert not unused.exists()
+
+
+@pytest.mark.parametrize("select, extend, wanted", [
+    (["F"], [], False), (["E", "W"], [], False), (["F"], ["TTL1"], True), (["TTL"], [], True),
+    (["T"], [], True), ([], [], True), (None, None, True),
+])
+def test_flake8_plugin_costs_nothing_when_ttl_is_not_selected(monkeypatch, select, extend, wanted):
+    from types import SimpleNamespace
+
+    from torchtype_lint.frontends.flake8_plugin import TorchTypeChecker
+
+    calls = []
+    monkeypatch.setattr("torchtype_lint.check.check_source",
+                        lambda *args, **kwargs: calls.append(args) or SimpleNamespace(findings=[]))
+    monkeypatch.setattr(TorchTypeChecker, "_run_plan", None)
+    TorchTypeChecker.parse_options(SimpleNamespace(select=select, extend_select=extend))
+    try:
+        list(TorchTypeChecker(None, BAD.splitlines(keepends=True), "m.py").run())
+    finally:
+        TorchTypeChecker.parse_options(SimpleNamespace(select=None, extend_select=None))
+    assert bool(calls) == wanted

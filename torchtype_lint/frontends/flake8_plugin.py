@@ -31,8 +31,14 @@ class TorchTypeChecker:
         # explicitly, so `flake8 --select=TTL` reports what `torchtype-lint check` reports.
         named = list(getattr(options, "select", None) or []) + list(getattr(options, "extend_select", None) or [])
         cls._opt_in = [p.strip().upper() for p in named if p.strip().upper().startswith("TTL9")]
+        # flake8 runs every installed plugin whatever is selected: when the user's selection
+        # cannot include a TTL code (`flake8 --select=F`), skip the analysis altogether.
+        chosen = [p.strip().upper() for p in named if p.strip()]
+        explicit = bool(getattr(options, "select", None))
+        cls._wanted = not explicit or any("TTL".startswith(p) or p.startswith("TTL") for p in chosen)
 
     _opt_in: List[str] = []
+    _wanted: bool = True
     _run_plan: Any = None
 
     @classmethod
@@ -45,6 +51,8 @@ class TorchTypeChecker:
         return cls._run_plan
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        if not self._wanted:
+            return
         source = "".join(self.lines)
         try:
             # Imported lazily: flake8 users who never lint torch code pay only this check.
