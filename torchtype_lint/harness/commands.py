@@ -82,6 +82,10 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
     except TorchMissing as exc:
         print(f"torchtype-lint: --confirm: {exc}", file=sys.stderr)
         return
+    except Exception as exc:  # noqa: BLE001 - confirming is extra; the lint result must stand
+        print(f"torchtype-lint: --confirm failed ({type(exc).__name__}: {exc}); "
+              "findings are reported unconfirmed", file=sys.stderr)
+        return
     where = ", ".join(f"{d}" + ("" if ok else " (absent, skipped)") for d, ok in stats["devices"].items())
     n = stats["reproductions"]
     print(f"Confirmed with torch on {where or 'no device'}: {n} reproduction{'s' if n != 1 else ''} "

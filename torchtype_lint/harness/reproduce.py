@@ -655,7 +655,12 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
                 continue  # tool diagnostics and rules about annotations: nothing torch could say
             line, column = locate(finding) if locate is not None else (finding.line, finding.column)
             facts = facts_by_key.get((finding.code, line, column))
-            repro = build(facts) if facts is not None else None
+            try:
+                repro = build(facts) if facts is not None else None
+            except Exception as exc:  # noqa: BLE001 - one odd finding must not stop the others
+                finding.confirmations.append(
+                    f"not confirmed: building the reproduction failed ({type(exc).__name__}: {exc})")
+                continue
             if repro is None:
                 finding.confirmations.append(
                     "not confirmed: no reproduction can be built from the inferred facts")
