@@ -184,6 +184,11 @@ OPS = [
      LOOSE),
     ("d = {}\nd['a'] = torch.zeros(3, dtype=torch.int8)", "list(d.values())[0]"),
     ("d = {'a': torch.zeros(3)}", "[v for k, v in d.items()][0]"),
+    ("", "x.sum(dim=(0, 1))"), ("", "y4.mean((1, 2))"), ("", "y4.sum([0, -1], keepdim=True)"),
+    ("", "x.max(x64)"), ("", "torch.max(i, x)"), ("", "x.topk(2)[0]"), ("", "x.topk(2)[1]"),
+    ("", "x.topk(1, dim=0)[0]"), ("", "x.sort()[1]"), ("", "torch.sort(i, dim=0)[0]"),
+    ("", "x.max(dim=1)[0]"), ("", "x.min(1, keepdim=True)[1]"), ("", "x.median(0)[0]"),
+    ("k = True", "x.sum(0, keepdim=k)"),
     # matmul family
     ("", "x @ w"), ("", "x @ x.T"), ("", "torch.matmul(x, w)"), ("", "x.matmul(w)"),
     ("", "torch.mm(x, w)"), ("", "x.mm(w)"), ("", "torch.bmm(b3, b3.transpose(1, 2))"),

@@ -523,7 +523,8 @@ BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
 
 TENSOR_OPS_ALSO_FUNCTIONS = (
     SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
-    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split"}
+    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split",
+                               "topk", "sort"}
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot"}
 )
@@ -618,6 +619,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name in BOOL_RESULT:
         shape = recv.shape if name not in ("any", "all") or args.pos or args.kw else ()
         return TensorValue(frozenset({BOOL}), shape, _origin(node, f".{name}() gives bool"), recv.device)
+    if name in ("topk", "sort") and not args.has_star:
+        return _values_indices(recv, name, args, node)
     if name in REDUCTIONS_KEEP or name in REDUCTIONS_INT64 or name in INDEX_RESULT:
         return _reduction(recv, name, args, node, env)
     if name in ("matmul", "mm", "bmm", "mv", "dot"):
@@ -738,10 +741,15 @@ def _device_like_name(node: Any) -> bool:
 
 
 def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    if name in ("max", "min") and isinstance(args.get(0, "other"), TensorValue):
+        return binary_op(recv, args.get(0, "other"), name, node, env)  # elementwise max(a, b)
     has_dim = args.has(0, "dim") and not isinstance(args.get(0, "dim"), NoneValue)
     keepdim = args.get(1, "keepdim")
     keep = isinstance(keepdim, ScalarValue) and keepdim.const is True
-    dim = int_const(args.get(0, "dim")) if has_dim else None
+    keep_known = not args.has(1, "keepdim") or (
+        isinstance(keepdim, ScalarValue) and isinstance(keepdim.const, bool))
+    dim_value = args.get(0, "dim")
+    dim = int_const(dim_value) if has_dim else None
     shape: Shape
     if not has_dim:
         shape = () if name not in ("cumsum", "cumprod", "argsort", "nonzero") else recv.shape
@@ -749,8 +757,12 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
             shape = (None, len(recv.shape)) if recv.shape is not None else None
     elif name in ("cumsum", "cumprod", "argsort"):
         shape = recv.shape
+    elif not keep_known:
+        shape = None
+    elif dim is not None:
+        shape = S.reduce_shape(recv.shape, dim, keep)
     else:
-        shape = S.reduce_shape(recv.shape, dim, keep) if dim is not None else None
+        shape = _reduce_dims(recv.shape, dim_value, keep)
     if name in INDEX_RESULT:
         dtypes: Optional[frozenset] = frozenset({INT64})
     elif name in REDUCTIONS_INT64:
@@ -769,6 +781,40 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
                           recv.device)
         return SequenceValue("tuple", TOP, (result, idx))
     return result
+
+
+def _reduce_dims(shape: Shape, dims: Value, keep: bool) -> Shape:
+    """Reduction over a tuple/list of dims (``x.sum(dim=(0, 1))``)."""
+    if shape is None or not isinstance(dims, SequenceValue) or dims.items is None:
+        return None
+    rank = len(shape)
+    picked = set()
+    for item in dims.items:
+        d = int_const(item)
+        if d is None or not -rank <= d < rank:
+            return None
+        picked.add(d % rank)
+    if keep:
+        return tuple(1 if i in picked else x for i, x in enumerate(shape))
+    return tuple(x for i, x in enumerate(shape) if i not in picked)
+
+
+def _values_indices(recv: TensorValue, name: str, args: CallArgs, node: Any) -> Value:
+    """``topk`` / ``sort``: (values with the receiver's dtype, int64 indices)."""
+    shape: Shape = None
+    if recv.shape is not None:
+        if name == "sort":
+            shape = recv.shape
+        else:
+            k = int_const(args.get(0, "k"))
+            dim_value = args.get(1, "dim") if args.has(1, "dim") else ScalarValue("int", -1)
+            dim = int_const(dim_value)
+            if k is not None and dim is not None and recv.shape and -len(recv.shape) <= dim < len(recv.shape):
+                shape = tuple(k if i == dim % len(recv.shape) else x for i, x in enumerate(recv.shape))
+    values = TensorValue(recv.dtypes, shape, recv.origin, recv.device)
+    indices = TensorValue(frozenset({INT64}), shape, _origin(node, f".{name}() indices are int64"),
+                          recv.device)
+    return SequenceValue("tuple", TOP, (values, indices))
 
 
 def _new_factory(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
