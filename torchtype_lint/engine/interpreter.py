@@ -7,6 +7,14 @@ definition (parameters from annotations) and again at call sites with the argume
 (bounded context sensitivity), ``nn.Module`` subclasses keep the attributes set in
 ``__init__``.
 
+Mutable things (modules, instances of the file's classes, lists and dicts) are updated in
+place, and every binding that holds them sees the change. An update that may not happen is a
+*weak* update (the old and new values are joined): one made on a branch, inside a call made on
+a branch, or by a function analysed speculatively after the module body (one never called from
+module level: whether and when it runs is unknown) on an object that existed before it ran.
+A method analysed on its own sees ``self`` as built by ``__init__``, minus the attributes any
+other method reassigns, and works on a private copy of it.
+
 Rules do not walk the tree again: they register listeners for node types, and the
 interpreter calls them right after it evaluated such a node, while the values of the node's
 children *in the current context* are available through :meth:`Interpreter.value`. Listeners
