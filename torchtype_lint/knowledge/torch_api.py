@@ -551,11 +551,14 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
             return StringValue(None, _origin(node, ".type() with no argument returns a string"))
         target = args.get(0, "dtype")
         dtype = dtype_of_arg(target)
-        if dtype is None and isinstance(target, SymbolValue):
-            dtype = D.LEGACY_TENSOR_TYPES.get(target.qualname.rsplit(".", 1)[-1])
-        if dtype is None and isinstance(target, StringValue) and target.const:
-            dtype = D.LEGACY_TENSOR_TYPES.get(target.const.rsplit(".", 1)[-1])
-        return cast_result(recv, dtype, node, f".type({dtype})") if dtype else TensorValue(
+        type_name = target.qualname if isinstance(target, SymbolValue) else (
+            target.const if isinstance(target, StringValue) and target.const else None)
+        device = recv.device
+        if dtype is None and type_name is not None:
+            dtype = D.LEGACY_TENSOR_TYPES.get(type_name.rsplit(".", 1)[-1])
+            # torch.cuda.FloatTensor moves the tensor too; torch.FloatTensor moves it to the CPU
+            device = "cuda" if ".cuda." in f".{type_name}" else "cpu"
+        return cast_result(recv, dtype, node, f".type({dtype})", device) if dtype else TensorValue(
             None, recv.shape, None, recv.device)
     if name == "type_as":
         other = args.get(0)
