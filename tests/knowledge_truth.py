@@ -50,6 +50,8 @@ def describe_real(value: Any) -> Tuple[str, Optional[str], Optional[Tuple[int, .
         return "scalar", type(value).__name__, None
     if isinstance(value, np.generic):
         return "npscalar", value.dtype.name, ()
+    if isinstance(value, range):
+        return "list", None, (len(value),)  # the engine models range() as a list of ints
     if isinstance(value, (dict, set)):
         return type(value).__name__, None, (len(value),)
     if isinstance(value, (tuple, list)):

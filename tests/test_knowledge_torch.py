@@ -189,6 +189,13 @@ OPS = [
     ("", "x.topk(1, dim=0)[0]"), ("", "x.sort()[1]"), ("", "torch.sort(i, dim=0)[0]"),
     ("", "x.max(dim=1)[0]"), ("", "x.min(1, keepdim=True)[1]"), ("", "x.median(0)[0]"),
     ("k = True", "x.sum(0, keepdim=k)"),
+    ("out = torch.empty(3)", "torch.add(i[0], i[0], out=out)"),
+    ("out = torch.empty(3, dtype=torch.float16)", "torch.mul(v, 2, out=out)"),
+    ("w = torch.randn(3, requires_grad=True).double()\n(w * 2).sum().backward()", "w.grad", LOOSE),
+    ("t = torch.randn(3, requires_grad=True)", "t.int().requires_grad"),
+    ("t = torch.randn(3, requires_grad=True)", "t.double().requires_grad"),
+    ("", "torch.logsumexp(i, 0)"), ("", "x == None", LOOSE), ("", "'%.2f' % x.mean()"),
+    ("", "range(torch.tensor(3))"),
     # matmul family
     ("", "x @ w"), ("", "x @ x.T"), ("", "torch.matmul(x, w)"), ("", "x.matmul(w)"),
     ("", "torch.mm(x, w)"), ("", "x.mm(w)"), ("", "torch.bmm(b3, b3.transpose(1, 2))"),

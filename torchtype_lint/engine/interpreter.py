@@ -846,6 +846,8 @@ class Interpreter:
         return result
 
     def binary(self, left: Value, right: Value, op: str, node: Any) -> Value:
+        if isinstance(left, StringValue):
+            return StringValue(None) if op in ("%", "+", "*") else TOP  # "%.2f" % loss
         if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
             if op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"):
                 return T.binary_op(left, right, op, node, self.tenv)
@@ -977,6 +979,11 @@ class Interpreter:
             result = _under_autocast(callee, result, node, self.autocast_dtypes[-1])
         callee.result = result
         self._callees[node] = callee
+        if callee.kind == "symbol" and callee.name.startswith("torch.") and "out" in args.kw:
+            # The call returns ``out`` (the result cast into its dtype); callee.result keeps
+            # the computed result, which rules compare with ``out``.
+            out = args.kw["out"]
+            return out if isinstance(out, TensorValue) else TOP
         return result
 
     def eval_args(self, node: cst.Call) -> CallArgs:

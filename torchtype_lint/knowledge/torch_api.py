@@ -455,6 +455,8 @@ def binary_op(a: Value, b: Value, op: str, node: Any, env: Env) -> Value:
     tb = b if isinstance(b, TensorValue) else None
     if ta is None and tb is None:
         return TOP
+    if isinstance(a, (NoneValue, StringValue)) or isinstance(b, (NoneValue, StringValue)):
+        return TOP  # x == None is a Python bool; other ops raise
     if op == "@":
         return matmul_result(a, b, node, "@")
     shape = S.broadcast_shapes(ta.shape if ta else (), tb.shape if tb else ()) \
@@ -533,8 +535,10 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
 def cast_result(value: TensorValue, dtype: Optional[str], node: Any, how: str,
                 device: Optional[str] = None) -> TensorValue:
     origin = _origin(node, f"{how} gives {dtype}", None) if dtype else value.origin
+    # only floating and complex tensors carry gradients: x.int() never requires grad
+    requires_grad = False if dtype is not None and category(dtype) < 2 else value.requires_grad
     return TensorValue(frozenset({dtype}) if dtype else value.dtypes, value.shape, origin,
-                       device or value.device, value.requires_grad)
+                       device or value.device, requires_grad)
 
 
 def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env) -> Value:
@@ -693,7 +697,7 @@ def tensor_attribute(recv: TensorValue, name: str, node: Any) -> Value:
     if name == "ndim":
         return ScalarValue("int", None if recv.shape is None else len(recv.shape))
     if name in ("grad",):
-        return TensorValue(recv.dtypes, recv.shape, recv.origin, recv.device)
+        return TOP  # None until a backward pass reached this tensor (and for non-leaves)
     if name in ("real", "imag"):
         return TOP
     if name == "requires_grad":
@@ -768,6 +772,9 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
         shape = _reduce_dims(recv.shape, dim_value, keep)
     if name in INDEX_RESULT:
         dtypes: Optional[frozenset] = frozenset({INT64})
+    elif name == "logsumexp":
+        dtypes = None if recv.dtypes is None else frozenset(
+            env.default_float if category(d) < 2 else d for d in recv.dtypes)
     elif name in REDUCTIONS_INT64:
         dtypes = None if recv.dtypes is None else frozenset(
             INT64 if category(d) < 2 else d for d in recv.dtypes)
