@@ -16,12 +16,10 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 from typing import Any, Dict, List, Optional
 
 from . import __version__
 from .findings import Finding, Fix, Location, ProvenanceStep
-from .notebook import notebook_fields, with_notebook_fields
 
 DEFAULT_CACHE_DIR = ".torchtype_lint_cache"
 #: Bumped whenever the entry format changes.
@@ -109,6 +107,8 @@ class Cache:
         try:
             self._prepare()
             os.makedirs(os.path.dirname(target), exist_ok=True)
+            import tempfile  # only writers need it; a warm run only reads
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -162,7 +162,10 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
     if f.fix is not None:
         out["fix"] = {"description": f.fix.description, "safe": f.fix.safe,
                       "location": _location_to_list(f.fix.location), "new_text": f.fix.new_text}
-    out.update(notebook_fields(f))  # notebook findings: cell number and cell text
+    if getattr(f, "cell", None):  # notebook findings: cell number and cell text
+        from .notebook import notebook_fields
+
+        out.update(notebook_fields(f))
     return out
 
 
@@ -173,6 +176,10 @@ def finding_from_dict(d: Dict[str, Any], path: str) -> Finding:
         loc = fd.get("location")
         fix = Fix(None, None, fd["description"], bool(fd["safe"]),
                   Location(*loc) if loc else None, fd.get("new_text"))
-    return with_notebook_fields(
-        Finding(d["code"], d["message"], d["severity"], path, Location(*d["location"]),
-                tuple(ProvenanceStep(*s) for s in d.get("provenance", ())), fix), d)
+    finding = Finding(d["code"], d["message"], d["severity"], path, Location(*d["location"]),
+                      tuple(ProvenanceStep(*s) for s in d.get("provenance", ())), fix)
+    if d.get("cell"):  # imported only for notebooks: a warm run of .py files stays light
+        from .notebook import with_notebook_fields
+
+        finding = with_notebook_fields(finding, d)
+    return finding

@@ -16,7 +16,6 @@ import importlib
 import importlib.util
 import os
 import sys
-import traceback
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -171,6 +170,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - a crash of the tool is exit 2, never "findings" (1)
         if os.environ.get("TORCHTYPE_LINT_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         message = " ".join(str(exc).split())
         print(f"torchtype-lint: internal error: {type(exc).__name__}: {message} "

@@ -18,20 +18,24 @@ Example::
 """
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
 from .settings import Settings
 from .files import DEFAULT_EXCLUDES, discover
 from .selection import Selection, SelectionError, validate_prefixes
+
+
+def _tomllib() -> Any:
+    """The TOML reader, imported only when a configuration file is read (not in --isolated runs)."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
+
 
 SECTION = "torchtype-lint"
 KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "respect-gitignore")
@@ -111,6 +115,7 @@ def find_config_file(start: str) -> Optional[str]:
 
 
 def _read_toml(path: str) -> Dict[str, Any]:
+    tomllib = _tomllib()
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -143,6 +148,8 @@ def config_from_table(table: Dict[str, Any], root: str, path: Optional[str] = No
                       where: str = f"[tool.{SECTION}]") -> Config:
     for key in table:
         if key not in KNOWN_KEYS:
+            import difflib  # only to word this error
+
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(KNOWN_KEYS)})"
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
-import urllib.parse
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import __version__
@@ -164,6 +162,9 @@ def _artifact(path: str) -> Dict[str, str]:
     absolute = os.path.abspath(path)
     cwd = os.getcwd()
     rel = os.path.relpath(absolute, cwd) if absolute.startswith(cwd + os.sep) else None
+    import pathlib  # here, not at the top: only SARIF needs URIs
+    import urllib.parse
+
     if rel is not None:
         return {"uri": urllib.parse.quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
     return {"uri": pathlib.Path(absolute).as_uri()}
@@ -269,6 +270,8 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
 
 
 def _cwd_uri() -> str:
+    import pathlib
+
     uri = pathlib.Path(os.getcwd()).as_uri()
     return uri if uri.endswith("/") else uri + "/"
 
