@@ -314,6 +314,19 @@ def test_float64_default_dtype_makes_layers_float64():
     """) == []
 
 
+def test_tensors_believed_empty_are_silent():
+    """Found in timm: a dict of lists filled through setdefault(...).append(...) looks empty to
+    the engine, and torch.as_tensor of an "empty list" would be float32."""
+    assert codes("""
+        def f(x: torch.Tensor, sizes):
+            groups = {}
+            for i, k in enumerate(sizes):
+                groups.setdefault(k, []).append(i)
+            for k, members in groups.items():
+                x.index_add_(0, torch.as_tensor(members), torch.ones(len(members)))
+    """) == []
+
+
 def test_unknown_dtypes_are_silent():
     assert codes("""
         def f(x: torch.Tensor, w):

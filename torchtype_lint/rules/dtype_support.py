@@ -33,8 +33,15 @@ FLOATING = 2
 
 
 def dtypes_of(value: Value) -> Optional[frozenset]:
-    """The known, non-empty dtype set of a tensor value, else None."""
+    """The known, non-empty dtype set of a tensor value, else None.
+
+    A tensor the engine believes empty (a 0 in its shape) counts as unknown: its dtype then
+    usually comes from ``torch.tensor([])`` of a container the engine thinks is still empty
+    although it was filled through an alias (``d.setdefault(k, []).append(i)``).
+    """
     if isinstance(value, TensorValue) and value.dtypes:
+        if value.shape is not None and 0 in value.shape:
+            return None
         return value.dtypes
     return None
 
