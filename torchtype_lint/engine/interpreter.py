@@ -1792,8 +1792,10 @@ def _functional(name: str, args: CallArgs, node: Any, env: T.Env) -> Value:
                 "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"):
         if isinstance(x, TensorValue):
             reduction = args.kw.get("reduction")
-            shape = () if not isinstance(reduction, StringValue) or reduction.const in ("mean", "sum") else None
-            return TensorValue(x.dtypes, shape, Origin(node, f"F.{name}"), x.device)
+            shape = () if not isinstance(reduction, StringValue) or reduction.const in (
+                "mean", "sum", "batchmean") else None
+            dtypes = T.loss_dtypes(name, x, args.get(1, "target"), env)
+            return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
         return TOP
     if name == "embedding":
         w = args.get(1, "weight")

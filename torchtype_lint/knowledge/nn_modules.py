@@ -9,7 +9,7 @@ from ..values import (
     category,
 )
 from . import shapes as S
-from .torch_api import dtype_of_arg, int_const
+from .torch_api import LOSS_FUNCTIONALS, Env, dtype_of_arg, int_const, loss_dtypes
 
 #: Positional parameter names of the modules whose contracts the engine knows.
 SIGNATURES: Dict[str, Tuple[str, ...]] = {
@@ -165,7 +165,9 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     if name in LOSSES:
         reduction = module.config.get("reduction", "mean")
         shape = () if reduction in ("mean", "sum") else None
-        return TensorValue(x.dtypes, shape, origin, x.device)
+        functional = LOSS_FUNCTIONALS.get(name)
+        dtypes = loss_dtypes(functional, x, args.get(1, "target"), Env(FLOAT32)) if functional else None
+        return TensorValue(dtypes, shape, origin, x.device)
     if name in ("LSTM", "GRU", "RNN"):
         return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, shape, out_origin, x.device), TOP))
     if name == "Embedding":

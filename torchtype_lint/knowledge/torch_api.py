@@ -499,6 +499,42 @@ def _dominant_origin(a: Value, b: Value, dtypes: frozenset, node: Any, op: str) 
     return _origin(node, f"`{op}` promotes to {'/'.join(sorted(dtypes))}")
 
 
+# --------------------------------------------------------------------------- losses
+
+#: nn loss modules and the functional they compute.
+LOSS_FUNCTIONALS = {
+    "MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
+    "HuberLoss": "huber_loss", "KLDivLoss": "kl_div", "BCELoss": "binary_cross_entropy",
+    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "CrossEntropyLoss": "cross_entropy",
+    "NLLLoss": "nll_loss",
+}
+
+
+def loss_dtypes(name: str, x: Value, target: Value, env: Env) -> Optional[frozenset]:
+    """The dtype of ``F.<name>(x, target)`` (verified against torch 2.13): regression losses
+    promote input and target, huber_loss keeps the input's, BCE-with-logits takes the
+    target's, cross_entropy keeps the input's for class indices and promotes with
+    probabilities. None when unknown."""
+    if not isinstance(x, TensorValue) or x.dtypes is None:
+        return None
+    if name in ("huber_loss", "nll_loss"):
+        return x.dtypes
+    if not isinstance(target, TensorValue) or target.dtypes is None:
+        return None
+    if name in ("mse_loss", "l1_loss", "smooth_l1_loss", "kl_div"):
+        return _promote_sets(x, target, env)
+    if name == "binary_cross_entropy_with_logits":
+        return target.dtypes
+    if name == "binary_cross_entropy":
+        return x.dtypes if x.dtypes == target.dtypes else None
+    if name == "cross_entropy":
+        if all(category(d) < 2 for d in target.dtypes):
+            return x.dtypes
+        if all(category(d) == 2 for d in target.dtypes):
+            return _promote_sets(x, target, env)
+    return None
+
+
 # --------------------------------------------------------------------------- tensor methods
 
 SHAPE_PRESERVING = {
