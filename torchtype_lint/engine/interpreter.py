@@ -1066,7 +1066,7 @@ class Interpreter:
             self._replace_container(receiver_node, seq, _with_element(seq, args.pos[1]))
             return NoneValue()
         if name == "update" or name == "setdefault" and len(args.pos) == 2:
-            new = args.pos[1] if name == "setdefault" else TOP
+            new = _aliased(args.pos[1]) if name == "setdefault" else TOP
             self._replace_container(receiver_node, seq, _with_element(seq, new))
             return new if name == "setdefault" else NoneValue()
         if seq.container == "dict":
@@ -1549,8 +1549,17 @@ def _widen(old: Dict[str, Value], new: Dict[str, Value]) -> Dict[str, Value]:
 
 def _with_element(container: SequenceValue, value: Value) -> SequenceValue:
     """The container after one more element (or one element replaced) of ``value``."""
+    value = _aliased(value)
     element = value if container.items == () else join(container.element, value)
     return SequenceValue(container.container, element, None, container.origin)
+
+
+def _aliased(value: Value) -> Value:
+    """A mutable container stored inside another one can be mutated through the alias
+    (``d.setdefault(k, []).append(i)``), which the engine does not follow: forget its items."""
+    if isinstance(value, SequenceValue) and value.container != "tuple" and value.items is not None:
+        return SequenceValue(value.container, value.element if value.items else TOP, None, value.origin)
+    return value
 
 
 def _list_of(items: Tuple[Value, ...]) -> SequenceValue:
