@@ -159,6 +159,10 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
         return x
     out_dtypes = module.param_dtypes if module.param_dtypes is not None else x.dtypes
     out_origin = module.dtype_origin if module.param_dtypes is not None else x.origin
+    if name in NORMS:
+        # Norm layers compute in the input's dtype: float16/bfloat16 input into float32
+        # parameters gives float16/bfloat16 (other mixes raise).
+        out_dtypes, out_origin = x.dtypes, x.origin
     shape = output_shape(module, x.shape)
     if name.startswith("ConvTranspose") and (len(args.pos) > 1 or "output_size" in args.kw or args.has_star):
         shape = None  # up(x, output_size=...) picks among several valid sizes
