@@ -239,3 +239,9 @@ def test_super_calls_reach_base_classes_of_the_file():
     out = _explain("module_attrs.py")
     assert _line(out, "49: features:").startswith("49: features: Tensor[float32, (5, 4), cpu]")
     assert _line(out, "54: scores:").startswith("54: scores: Tensor[float32, (5, 2), cpu]")
+
+
+def test_default_batch_size_of_one_is_always_full():
+    out = _explain("dataloader.py")
+    assert _line(out, "49: single:").startswith("49: single: Tensor[float32, (1, 3), cpu]")
+    assert _line(out, "49: label:").startswith("49: label: Tensor[int64, (1,), cpu]")

@@ -1865,7 +1865,7 @@ def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
             isinstance(batch_size_value, NoneValue):
         return TOP
     drop_last = args.kw.get("drop_last")
-    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True):
+    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
         # The last batch holds the remainder: the batch dim is only known when it is dropped.
         batch_size = None
     item: Value = TOP
