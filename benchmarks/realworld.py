@@ -58,9 +58,11 @@ def finding_key(f: Dict[str, Any]) -> str:
 def write_docs(summary: Dict[str, Any], path: str) -> None:
     """docs/real-world.md: counts per package and rule, then every finding with its verdict."""
     triage: Dict[str, Dict[str, str]] = {}
+    history: List[Dict[str, str]] = []
     if os.path.exists(TRIAGE):
         with open(TRIAGE, encoding="utf-8") as handle:
-            triage = json.load(handle)
+            data = json.load(handle)
+        triage, history = data.get("verdicts", {}), data.get("fixed_during_development", [])
     findings = summary["findings"]
     files = summary["files"]
     verdicts = Counter(triage.get(finding_key(f), {}).get("verdict", "untriaged") for f in findings)
@@ -91,6 +93,15 @@ def write_docs(summary: Dict[str, Any], path: str) -> None:
                    f"**{verdict.get('verdict', 'untriaged')}**: {verdict.get('reason', '')}")
         out.append(f"  - line: `{f['source_line'][:140]}`")
         out.append(f"  - message: {f['message'][:300]}")
+    if not findings:
+        out.append("No findings.")
+    if history:
+        out += ["", "## False alarms found on this corpus and fixed", "",
+                "Earlier runs during development reported these; each was traced to its cause and fixed, "
+                "and the run above no longer reports them.", "", "| where | rule | why it was wrong | fix |",
+                "|---|---|---|---|"]
+        for item in history:
+            out.append(f"| `{item['where']}` | {item['rule']} | {item['why']} | {item['fix']} |")
     out += ["", "## Reproduce", "", "```sh", ".venv/bin/python benchmarks/corpus.py",
             ".venv/bin/python benchmarks/realworld.py   # rewrites this page; add verdicts to benchmarks/triage.json",
             "```", ""]
