@@ -337,6 +337,9 @@ MODULES = [
     ("torch.set_default_dtype(torch.float64)", "torch.nn.Conv1d(2, 2, 1).weight", LOOSE),
     ("torch.set_default_dtype(torch.float64)", "torch.nn.Embedding(4, 2)(torch.tensor([1]))"),
     ("def main():\n    torch.set_default_dtype(torch.float64)\nmain()", "torch.zeros(2)"),
+    ("t = torch.zeros(3)\nt.data = torch.ones(3, dtype=torch.float64)", "t * 1"),
+    ("m = torch.nn.Linear(3, 2)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m.weight", LOOSE),
+    ("m = torch.nn.Linear(3, 2)\nm.weight = torch.nn.Parameter(torch.randn(2, 3).half())", "m.weight", LOOSE),
     ("", "torch.nn.Parameter(torch.zeros(2, 3))"), ("", "torch.nn.Parameter(x64)"),
 ]
 

@@ -649,6 +649,13 @@ class Interpreter:
                 if record and self.recording:
                     self.assignments.append(Assignment(target, "self." + name if isinstance(
                         target.value, cst.Name) and target.value.value == "self" else name, value))
+            elif isinstance(owner, ModuleValue) and target.attr.value in ("weight", "bias"):
+                # layer.weight = nn.Parameter(...): the layer's parameters may now differ
+                _widen_module_params(owner, value)
+                self.heap_version += 1
+            elif isinstance(owner, TensorValue) and target.attr.value == "data":
+                # t.data = other swaps t's storage: t takes other's dtype and shape
+                self._replace_tensor(target.value, owner, value)
         elif isinstance(target, cst.Subscript):
             container = self.eval(target.value)
             for element in target.slice:
@@ -1088,6 +1095,21 @@ class Interpreter:
                 self._replace_container(receiver_node, seq, SequenceValue(seq.container, TOP, ()))
             return NoneValue()
         return TOP
+
+    def _replace_tensor(self, node: Any, old: TensorValue, new: Value) -> None:
+        replacement: Value = TOP
+        if isinstance(new, TensorValue):
+            replacement = TensorValue(new.dtypes, new.shape, new.origin, new.device, old.requires_grad)
+        if isinstance(node, cst.Name) and self.lookup(node.value) is old:
+            self.bind(node.value, replacement)
+        elif isinstance(node, cst.Attribute):
+            holder = self._current.get(node.value)
+            if isinstance(holder, ModuleValue) and node.attr.value in ("weight", "bias"):
+                _widen_module_params(holder, new)
+                self.heap_version += 1
+            elif isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
+                holder.attrs[node.attr.value] = replacement
+                self.heap_version += 1
 
     def _replace_container(self, node: Any, old: SequenceValue, new: Value) -> None:
         """A list or dict was mutated: every binding we know of that holds it sees the change;
@@ -1679,6 +1701,16 @@ def _module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
         if isinstance(v, int):
             return ScalarValue("int", v)
     return TOP
+
+
+def _widen_module_params(module: ModuleValue, value: Value) -> None:
+    """One parameter of ``module`` was replaced by ``value``: its parameters now hold the old
+    dtypes and the new one (unknown if the new one is)."""
+    dtypes = value.dtypes if isinstance(value, TensorValue) else None
+    if module.param_dtypes is not None and dtypes is not None:
+        module.param_dtypes = module.param_dtypes | dtypes
+    else:
+        module.param_dtypes = None
 
 
 def _set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
