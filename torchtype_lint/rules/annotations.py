@@ -249,10 +249,41 @@ class _SubscriptCollector(cst.CSTVisitor):
         self.found.append(node)
 
 
+#: Annotation nodes walked by hand in ``_subscripts``; anything else goes to libcst's visitor.
+_LEAVES = (cst.Name, cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer)
+
+
 def _subscripts(node: Any) -> List[cst.Subscript]:
-    collector = _SubscriptCollector()
-    node.visit(collector)
-    return collector.found
+    """Every ``Subscript`` in an annotation, outermost first. Annotations are tiny trees
+    (`Tensor`, `Optional[int]`), for which libcst's generic visitor costs far more than the
+    walk itself (it was about a tenth of the analysis of torch/nn), so the usual shapes are
+    walked directly."""
+    found: List[cst.Subscript] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _LEAVES):
+            continue
+        if isinstance(item, cst.Subscript):
+            found.append(item)
+            inner = [element.slice.value for element in item.slice if isinstance(element.slice, cst.Index)]
+            if len(inner) != len(item.slice):  # a slice `a:b` inside: rare, let libcst walk it
+                collector = _SubscriptCollector()
+                for element in item.slice:
+                    element.visit(collector)
+                found.extend(collector.found)
+            else:
+                stack.extend(reversed(inner))
+            stack.append(item.value)
+        elif isinstance(item, cst.BinaryOperation):  # X | Y
+            stack.extend((item.right, item.left))
+        elif isinstance(item, (cst.Tuple, cst.List)):
+            stack.extend(reversed([element.value for element in item.elements]))
+        else:
+            collector = _SubscriptCollector()
+            item.visit(collector)
+            found.extend(collector.found)
+    return found
 
 
 # --------------------------------------------------------------------------- binding dims
