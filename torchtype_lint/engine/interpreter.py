@@ -57,6 +57,9 @@ _BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enu
                   "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
                   "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
 
+#: In-place tensor methods that change the receiver's shape (or, for set_, everything).
+_SHAPE_CHANGING_IN_PLACE = {"unsqueeze_", "squeeze_", "transpose_", "t_", "swapaxes_", "swapdims_",
+                            "resize_", "resize_as_", "set_", "as_strided_"}
 _PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 _MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"}
 _DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
@@ -953,6 +956,9 @@ class Interpreter:
         if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
             callee = Callee("method", func.attr.value, receiver, args)
             result = self.call_method(receiver, func.attr.value, args, node)
+            if isinstance(receiver, TensorValue) and func.attr.value in _SHAPE_CHANGING_IN_PLACE:
+                # x.unsqueeze_(0) changes x itself
+                self._replace_tensor(func.value, receiver, result)
         elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
             callee = Callee("method", func.attr.value, receiver, args)
             result = self.sequence_method(func.value, receiver, func.attr.value, args)
@@ -1051,6 +1057,12 @@ class Interpreter:
 
     def call_method(self, receiver: Value, name: str, args: CallArgs, node: Any) -> Value:
         if isinstance(receiver, TensorValue):
+            if name in _SHAPE_CHANGING_IN_PLACE:
+                result = T.tensor_method(receiver, name[:-1], args, node, self.tenv) \
+                    if name not in ("resize_", "resize_as_", "set_", "as_strided_") else TOP
+                return result if isinstance(result, TensorValue) else TensorValue(
+                    receiver.dtypes if name != "set_" else None, None, receiver.origin,
+                    receiver.device, receiver.requires_grad)
             result = T.tensor_method(receiver, name, args, node, self.tenv)
             if name in ("cuda",) or (name == "to" and isinstance(result, TensorValue) and result.device == "cuda"):
                 self.moves_to_cuda = True
