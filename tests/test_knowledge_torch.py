@@ -259,6 +259,7 @@ NUMPY = [
     ("", "a64.T"), ("", "a64.shape"), ("", "a64.reshape(-1)"), ("", "a64.copy()"),
     ("", "a64.flatten()"), ("", "a64[0]", LOOSE), ("", "a64.ravel()"),
     # NumPy 2 promotion: Python scalars are weak, arrays are not
+    ("b64 = np.zeros(6)\nb64.shape = (2, 3)", "b64"), ("b64 = np.zeros(6)\nb64.shape = (3, -1)", "b64", LOOSE),
     ("", "a64 + 1"), ("", "a64 * 2.5"), ("", "a32 + 1.5"), ("", "a32 * 2"), ("", "ai + 1.5"),
     ("", "ai / 2"), ("", "ai32 + ai"), ("", "a32 + a64"), ("", "ai32 + 1"), ("", "ai32 * 1.5"),
     ("", "ai32 / 2"), ("", "a32 / 2"), ("", "ai + ai32"), ("", "a32 * ai3"), ("", "a64 > 0"),

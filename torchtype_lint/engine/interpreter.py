@@ -656,6 +656,14 @@ class Interpreter:
                 # layer.weight = nn.Parameter(...): the layer's parameters may now differ
                 _widen_module_params(owner, value)
                 self.heap_version += 1
+            elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype") and \
+                    isinstance(target.value, cst.Name) and self.lookup(target.value.value) is owner:
+                # a.shape = ... reshapes in place; a.dtype = ... reinterprets the bytes
+                shape = T.shape_from_value(value) if target.attr.value == "shape" else None
+                if shape is not None and -1 in shape:
+                    shape = None
+                self.bind(target.value.value, ArrayValue(
+                    owner.dtypes if target.attr.value == "shape" else None, shape, owner.origin))
             elif isinstance(owner, TensorValue) and target.attr.value == "data":
                 # t.data = other swaps t's storage: t takes other's dtype and shape
                 self._replace_tensor(target.value, owner, value)
