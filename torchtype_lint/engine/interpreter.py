@@ -1500,8 +1500,8 @@ class Interpreter:
                 value = self.eval(value_node)
                 if isinstance(value, DTypeValue):
                     dtypes = frozenset({value.dtype})
-                elif isinstance(value, SymbolValue) and value.qualname in ("builtins.int", "builtins.bool",
-                                                                            "builtins.float"):
+                elif isinstance(value, SymbolValue) and value.qualname in (
+                        "builtins.int", "builtins.bool", "builtins.float"):
                     py = value.qualname[9:]
                     dtypes = frozenset({self.default_float if py == "float" else
                                         {"int": INT64, "bool": BOOL}[py]})

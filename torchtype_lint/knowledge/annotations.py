@@ -101,8 +101,8 @@ def _parse_dim(token: str) -> Tuple[Dim, bool]:
     # A symbolic expression (jaxtyping evaluates it at call time): unknown here.
     if variadic or anonymous:
         raise ShapeSpecError(f"{token!r}: an expression cannot be variadic or anonymous")
-    if not (body[0].isalnum() or body[0] in "(_") or not all(c.isalnum() or c in "_+-*/() ,"
-                                                              for c in body):
+    allowed = set("_+-*/() ,")
+    if not (body[0].isalnum() or body[0] in "(_") or not all(c.isalnum() or c in allowed for c in body):
         raise ShapeSpecError(f"{token!r} is not a valid dimension")
     return None, False
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..values import (
-    CallArgs, Callee,
+    CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue,
     SymbolValue, Value,
 )

@@ -9,7 +9,7 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..values import (
-    CallArgs, Callee,
+    CallArgs,
     BOOL, FLOAT32, INT64, TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, Origin,
     ScalarValue, SequenceValue, Shape, StringValue, SymbolValue, TensorValue, Value,
     category, numel,
