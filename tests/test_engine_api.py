@@ -85,3 +85,29 @@ def test_assignments_record_targets_and_parameters():
     interp, _ = _run(source)
     names = [(a.name, a.is_parameter) for a in interp.assignments]
     assert ("x", False) in names and ("t", True) in names and ("u", False) in names
+
+
+def test_a_default_dtype_that_may_change_makes_default_dtypes_unknown():
+    source = (
+        "import random\nimport torch\nimport torch.nn as nn\n"
+        "before = torch.zeros(2)\n"
+        "if random.random() > 0.5:\n    torch.set_default_dtype(torch.float64)\n"
+        "after = torch.zeros(2)\nints = torch.arange(3)\nhalf = torch.zeros(2).half()\n"
+        "layer = nn.Linear(2, 2)\n"
+    )
+    interp, _ = _run(source)
+    env = interp.globals.vars
+    assert env["before"].dtypes == frozenset({"float32"})
+    assert env["after"].dtypes is None and env["after"].shape == (2,)
+    assert env["ints"].dtypes == frozenset({"int64"})
+    assert env["half"].dtypes == frozenset({"float16"})
+    assert env["layer"].param_dtypes is None
+    assert not interp.default_float_certain
+
+
+def test_set_default_dtype_in_a_function_called_in_order_is_certain():
+    source = ("import torch\ndef setup():\n    torch.set_default_dtype(torch.float64)\n"
+              "setup()\nx = torch.zeros(2)\n")
+    interp, _ = _run(source)
+    assert interp.globals.vars["x"].dtypes == frozenset({"float64"})
+    assert interp.default_float_certain

@@ -19,6 +19,7 @@ LOOSE = "loose"
 
 PRELUDE = """\
 import io
+PRELUDE_MARK = "abc"
 import torch
 import numpy as np
 x = torch.randn(2, 3)
@@ -118,6 +119,11 @@ CONSTRUCTORS = [
     ("torch.set_default_dtype(torch.bfloat16)", "torch.zeros(2)"),
     ("torch.set_default_dtype(torch.float64)\ntorch.set_default_dtype(torch.float32)",
      "torch.zeros(2)"),
+    ("if len(PRELUDE_MARK) > 5:\n    torch.set_default_dtype(torch.float64)", "torch.zeros(2)", LOOSE),
+    ("if len(PRELUDE_MARK) > 5:\n    torch.set_default_dtype(torch.float64)", "torch.tensor([1, 2]) / 2",
+     LOOSE),
+    ("def maybe():\n    torch.set_default_dtype(torch.float64)\nif len(PRELUDE_MARK) < 5:\n    maybe()",
+     "torch.nn.Linear(2, 2).weight", LOOSE),
 ]
 
 CASTS = [

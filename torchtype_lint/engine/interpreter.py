@@ -40,7 +40,7 @@ from ..values import (
     CallArgs, Callee,
     BOOL, FLOAT32, FLOAT64, INT64, TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue,
     FunctionValue, InstanceValue, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue,
-    StringValue, SymbolValue, TensorValue, Value, is_floating, join, with_origin,
+    FLOAT_DTYPES, StringValue, SymbolValue, TensorValue, Value, is_floating, join, with_origin,
 )
 
 Listener = Callable[[Any, "Interpreter"], None]
@@ -175,6 +175,9 @@ class Interpreter:
         self.module = module
         self.listeners: Dict[type, List[Listener]] = listeners or {}
         self.default_float = FLOAT32
+        #: dtypes a default may have produced since a set_default_dtype that may or may not
+        #: run; values with any of them become unknown (None: the default is certain).
+        self.uncertain_defaults: Optional[frozenset] = None
         self.tenv = T.Env(FLOAT32)
         #: Joined value of every expression node seen while recording.
         self.values: Dict[Any, Value] = {}
@@ -679,9 +682,17 @@ class Interpreter:
 
     # ------------------------------------------------------------------ expressions
 
+    @property
+    def default_float_certain(self) -> bool:
+        """False once a set_default_dtype call that may or may not run was seen."""
+        return self.uncertain_defaults is None
+
     def eval(self, node: Any) -> Value:
         handler = _EXPRESSION_HANDLERS.get(type(node))
         value = handler(self, node) if handler is not None else self._eval_children(node)
+        if self.uncertain_defaults is not None and isinstance(value, TensorValue) and value.dtypes \
+                and value.dtypes & self.uncertain_defaults:
+            value = TensorValue(None, value.shape, None, value.device, value.requires_grad)
         self._set(node, value)
         self._notify(node)
         return value
@@ -1028,6 +1039,9 @@ class Interpreter:
             return _parameter(args, node)
         if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
             module = NN.construct(qualname[9:], args, node)
+            if isinstance(module, ModuleValue) and self.uncertain_defaults is not None and \
+                    module.param_dtypes is not None and module.param_dtypes & self.uncertain_defaults:
+                module.param_dtypes = None  # the default dtype its parameters take is unknown
             if isinstance(module, ModuleValue) and self.default_float != FLOAT32 and \
                     "dtype" not in args.kw and module.param_dtypes == frozenset({FLOAT32}):
                 # parameters are created in the default dtype (set_default_dtype)
@@ -1040,10 +1054,17 @@ class Interpreter:
             # follow (complex32 / complex64 / complex128).
             # Only a call that certainly runs, in program order, changes the default: at module
             # level or in a function called from there, not on a branch, not speculatively.
-            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and not self.branch_depth \
-                    and not self._conditional_calls and not self._speculative:
+            certain = not self.branch_depth and not self._conditional_calls and not self._speculative
+            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and certain:
                 self.default_float = dtype
                 self.tenv.default_float = dtype
+                self.uncertain_defaults = None
+            elif dtype != self.default_float:
+                # It may or may not run (or sets something unknowable): from here on, every
+                # dtype a default could have produced is unknown.
+                possible = {self.default_float, dtype} if dtype is not None else set(FLOAT_DTYPES)
+                possible |= {D.scalar_dtype("complex", d) for d in list(possible) if d in FLOAT_DTYPES}
+                self.uncertain_defaults = frozenset(possible) | (self.uncertain_defaults or frozenset())
             return NoneValue()
         if qualname in ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"):
             if args.has_star or args.kw or not args.pos or not all(
