@@ -815,6 +815,11 @@ class Interpreter:
             return TOP
         if isinstance(owner, ModuleValue):
             return _module_attribute(owner, attr, node)
+        if isinstance(owner, SequenceValue) and attr in ("values", "indices") and owner.container == "tuple" \
+                and owner.items is not None and len(owner.items) == 2 \
+                and isinstance(owner.items[1], TensorValue) and owner.items[1].dtypes == frozenset({INT64}):
+            # torch.return_types (max/min/median with dim, topk, sort): (values, indices)
+            return owner.items[0] if attr == "values" else owner.items[1]
         if isinstance(owner, SuperValue):
             for base in owner.owner.base_classes:
                 method = base.methods.get(attr)
