@@ -229,7 +229,7 @@ OPS = [
     ("", "torch.stack((i, i), -1)"), ("", "torch.stack([v, v.double()])"),
     ("", "x.view_as(x.T)"), ("", "x.reshape_as(x.T)"), ("", "v.expand_as(x)"),
     ("", "x.size()"), ("", "x.shape"), ("", "x.size(1)"), ("", "x.size(-1)"), ("", "x.shape[0]"),
-    ("", "x.dim()"), ("", "x.ndim"), ("", "x.numel()"), ("", "len(x)"), ("", "x.shape[-1]"),
+    ("", "x.dim()"), ("", "x.ndim"), ("", "x.numel()"), ("", "len(x)"), ("", "len(a64)"), ("", "len([x, x, x])"), ("", "len(x.shape)"), ("", "x.shape[-1]"),
     # indexing
     ("", "x[0]"), ("", "x[:, 0]"), ("", "x[0, 1]"), ("", "x[-1]"), ("", "y4[0, 1]"),
     ("", "y4[:, :, 0]"), ("", "x[1:]", LOOSE), ("", "x[:, :2]", LOOSE), ("", "x[..., 0]", LOOSE),

@@ -1905,7 +1905,15 @@ def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value
     if name in ("float", "int", "bool", "complex"):
         return ScalarValue(name)
     if name == "len":
-        return ScalarValue("int")
+        target = args.get(0)
+        count: Any = None
+        if isinstance(target, (TensorValue, ArrayValue)) and target.shape and isinstance(target.shape[0], int):
+            count = target.shape[0]
+        elif isinstance(target, SequenceValue) and target.items is not None and target.container != "dict":
+            count = len(target.items)
+        elif isinstance(target, StringValue) and target.const is not None:
+            count = len(target.const)
+        return ScalarValue("int", count)
     if name == "range":
         return SequenceValue("list", ScalarValue("int"), None)
     if name == "enumerate":
