@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from torchtype_lint.cli import COMMANDS, main
+from torchtype_lint.rules.base import all_rules
 from torchtype_lint.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
@@ -215,6 +216,13 @@ def test_rule_prints_docs_and_lists_rules(capsys):
     assert any(re.match(r"TTL101  discarded-cast +result of a tensor cast", line) for line in out.splitlines())
     code, out, err = run(capsys, "rule", "TTL999")
     assert code == 2 and "unknown rule 'TTL999'" in err
+    # A prefix lists the family.
+    code, out, _ = run(capsys, "rule", "ttl10")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        r.code for r in all_rules() if r.code.startswith("TTL10")]
+    assert "TTL101" in out
+    assert run(capsys, "rule")[1] == run(capsys, "rule", "--all")[1]
 
 
 def test_version(capsys):

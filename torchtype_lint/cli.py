@@ -89,7 +89,7 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
 
 
 def _configure_rule(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", nargs="?", help="rule code, e.g. TTL101")
+    parser.add_argument("code", nargs="?", help="rule code, e.g. TTL101, or a prefix (TTL5) to list a family")
     parser.add_argument("--all", action="store_true", help="list every rule")
 
 
@@ -304,17 +304,19 @@ def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) ->
 def run_rule(args: argparse.Namespace) -> int:
     from .rules.base import all_rules, get_rule
 
-    if args.all or not args.code:
-        rules = all_rules()
-        width = max(len(r.name) for r in rules)
-        for r in rules:
-            flag = "" if r.default_enabled or "opt-in" in r.summary else " (opt-in)"
-            print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
+    code = (args.code or "").upper()
+    rule = get_rule(code) if code and not args.all else None
+    if rule is not None:
+        print(rule.documentation(), end="")
         return EXIT_CLEAN
-    rule = get_rule(args.code)
-    if rule is None:
+    # No code: every rule; a family prefix (`rule TTL5`): its rules, one line each.
+    rules = [r for r in all_rules() if args.all or r.code.startswith(code)]
+    if not rules:
         raise UsageError(f"unknown rule {args.code!r} (see `torchtype-lint rule --all`)")
-    print(rule.documentation(), end="")
+    width = max(len(r.name) for r in rules)
+    for r in rules:
+        flag = "" if r.default_enabled or "opt-in" in r.summary else " (opt-in)"
+        print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
     return EXIT_CLEAN
 
 
