@@ -203,6 +203,7 @@ OPS = [
     ("t = torch.randn(3, requires_grad=True)", "t.double().requires_grad"),
     ("", "torch.logsumexp(i, 0)"), ("", "x == None", LOOSE), ("", "'%.2f' % x.mean()"),
     ("", "range(torch.tensor(3))"),
+    ("", "torch.einsum('ij,jk->ik', x, w)", LOOSE), ("", "torch.einsum('ij,jk', [x64, x64.T])", LOOSE),
     # matmul family
     ("", "x @ w"), ("", "x @ x.T"), ("", "torch.matmul(x, w)"), ("", "x.matmul(w)"),
     ("", "torch.mm(x, w)"), ("", "x.mm(w)"), ("", "torch.bmm(b3, b3.transpose(1, 2))"),
@@ -267,6 +268,9 @@ NUMPY = [
     ("", "a64.flatten()"), ("", "a64[0]", LOOSE), ("", "a64.ravel()"),
     # NumPy 2 promotion: Python scalars are weak, arrays are not
     ("b64 = np.zeros(6)\nb64.shape = (2, 3)", "b64"), ("b64 = np.zeros(6)\nb64.shape = (3, -1)", "b64", LOOSE),
+    ("", "np.concatenate([a64, a32])"), ("", "np.concatenate((a32, a32), axis=1)"),
+    ("", "np.stack([ai, ai32])"), ("", "np.stack([a32, a32], axis=-1)"), ("", "np.vstack([a32, a64])"),
+    ("", "np.hstack([a32, a32])"), ("", "np.concatenate([ai, ai32.astype(np.uint8)])"),
     ("", "a64 + 1"), ("", "a64 * 2.5"), ("", "a32 + 1.5"), ("", "a32 * 2"), ("", "ai + 1.5"),
     ("", "ai / 2"), ("", "ai32 + ai"), ("", "a32 + a64"), ("", "ai32 + 1"), ("", "ai32 * 1.5"),
     ("", "ai32 / 2"), ("", "a32 / 2"), ("", "ai + ai32"), ("", "a32 * ai3"), ("", "a64 > 0"),

@@ -74,6 +74,8 @@ def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
     if name == "linspace":
         num = args.get(2, "num") if args.has(2, "num") else ScalarValue("int", 50)
         return _array(FLOAT64, (int_const(num),), node, "np.linspace gives float64", args)
+    if name in ("concatenate", "stack", "vstack", "hstack") and not args.has_star:
+        return _join_arrays(name, args, node)
     if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
         src = args.get(0)
         if isinstance(src, ArrayValue):
@@ -101,6 +103,35 @@ def _arange(args: CallArgs, node: Any) -> Value:
         length = arange_length(start, stop, step)
     return _array(FLOAT64 if is_float else INT64, (length,), node,
                   f"np.arange gives {'float64' if is_float else 'int64'}", args)
+
+
+def _join_arrays(name: str, args: CallArgs, node: Any) -> Value:
+    """np.concatenate / np.stack of a literal list of arrays: numpy promotion, joined shape."""
+    seq = args.get(0, "arrays" if name != "concatenate" else "a")
+    if not isinstance(seq, SequenceValue) or not seq.items or \
+            not all(isinstance(a, ArrayValue) for a in seq.items) or args.kw.keys() - {"axis"}:
+        return TOP
+    arrays = seq.items
+    dtype: Optional[str] = None
+    for a in arrays:
+        if a.dtype is None:  # type: ignore[union-attr]
+            dtype = None
+            break
+        dtype = a.dtype if dtype is None else promote_types(dtype, a.dtype)  # type: ignore[union-attr]
+        if dtype is None:
+            break
+    shapes = [a.shape for a in arrays]  # type: ignore[union-attr]
+    shape = None
+    if name in ("concatenate", "stack"):
+        axis_value = args.get(1, "axis") if args.has(1, "axis") else ScalarValue("int", 0)
+        axis = int_const(axis_value)
+        shape = S.cat_shape(shapes, axis) if name == "concatenate" else S.stack_shape(shapes, axis)
+    elif name == "vstack" and all(s is not None and len(s) >= 2 for s in shapes):
+        shape = S.cat_shape(shapes, 0)
+    elif name == "hstack" and all(s is not None and len(s) >= 2 for s in shapes):
+        shape = S.cat_shape(shapes, 1)
+    return ArrayValue(None if dtype is None else frozenset({dtype}), shape,
+                      Origin(node, f"np.{name} promotes its inputs"))
 
 
 def _random(name: str, args: CallArgs, node: Any) -> Value:

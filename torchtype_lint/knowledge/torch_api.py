@@ -354,6 +354,20 @@ def _cat_homogeneous(name: str, element: Value, args: CallArgs, node: Any) -> Va
                        element.device)
 
 
+def _einsum(args: CallArgs, node: Any) -> Value:
+    """torch.einsum: operands must share a dtype (mixed dtypes raise); the shape is not
+    computed."""
+    operands = args.pos[1:]
+    if len(operands) == 1 and isinstance(operands[0], SequenceValue) and operands[0].items is not None:
+        operands = list(operands[0].items)
+    if args.has_star or not operands or not all(isinstance(t, TensorValue) for t in operands):
+        return TOP
+    dtypes = {t.dtype for t in operands}  # type: ignore[union-attr]
+    dtype = dtypes.pop() if len(dtypes) == 1 else None
+    return TensorValue(None if dtype is None else frozenset({dtype}), None,
+                       operands[0].origin if dtype else None, _common_device(operands))
+
+
 def _common_device(values: Any) -> Optional[str]:
     devices = {getattr(v, "device", None) for v in values}
     return devices.pop() if len(devices) == 1 else None
@@ -390,6 +404,7 @@ _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "dot": _matmul_fn,
     "cat": _cat, "concat": _cat, "stack": _cat,
     "where": _where,
+    "einsum": lambda name, args, node, env: _einsum(args, node),
 }
 
 
