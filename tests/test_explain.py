@@ -245,3 +245,12 @@ def test_default_batch_size_of_one_is_always_full():
     out = _explain("dataloader.py")
     assert _line(out, "49: single:").startswith("49: single: Tensor[float32, (1, 3), cpu]")
     assert _line(out, "49: label:").startswith("49: label: Tensor[int64, (1,), cpu]")
+
+
+def test_explain_reports_files_it_cannot_analyse(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch\nx = (\n")
+    assert "TTL001 syntax error" in explain_path(str(broken))
+    plain = tmp_path / "plain.py"
+    plain.write_text("x = 1\n")
+    assert explain_path(str(plain)) == "(nothing to explain)\n"

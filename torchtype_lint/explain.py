@@ -23,8 +23,12 @@ MAX_LINKS = 3
 SNIPPET_LIMIT = 50
 
 
+#: explain runs no rules, but reports the tool's own problems (unreadable file, syntax error).
+_TOOL_ONLY = Selection(select=["TTL0"])
+
+
 def explain_path(path: str) -> str:
-    result = check_path(path, Settings(selection=Selection(select=[])), display_path=path)
+    result = check_path(path, Settings(selection=_TOOL_ONLY), display_path=path)
     return explain_result(result)
 
 
@@ -33,7 +37,7 @@ def explain_result(result) -> str:  # noqa: ANN001 - FileResult
 
     if result.source is None:
         return "".join(f.concise() + "\n" for f in result.findings)
-    full = check_source(result.source, result.path, Settings(selection=Selection(select=[])),
+    full = check_source(result.source, result.path, Settings(selection=_TOOL_ONLY),
                         keep_analysis=True)
     if full.interpreter is None or full.module is None:
         return "".join(f.concise() + "\n" for f in full.findings) or "(nothing to explain)\n"
