@@ -267,6 +267,8 @@ def test_python_scalar_arithmetic_matches_python():
     ops = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "<", "=="]
     cases = [f"({a}) {op} ({b})" for a in literals for b in literals for op in ops]
     cases += [f"{op}({a})" for a in literals for op in ("-", "+", "~", "not ")]
+    cases += [f"{fn}({a})" for a in literals for fn in ("float", "int", "bool", "complex", "abs", "round")]
+    cases += [f"round({a}, 1)" for a in literals]
     source = "\n".join(f"r{k} = {expr}" for k, expr in enumerate(cases)) + "\n"
     engine = engine_globals(source)
     wrong, compared = [], 0

@@ -23,6 +23,7 @@ value.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from itertools import compress
@@ -1903,7 +1904,35 @@ def _parameter(args: CallArgs, node: Any) -> Value:
 
 def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value:
     if name in ("float", "int", "bool", "complex"):
-        return ScalarValue(name)
+        if args.has_star or args.kw or len(args.pos) > 1:
+            return ScalarValue(name) if name != "int" or not args.kw else TOP
+        arg = args.get(0)
+        const = None
+        if isinstance(arg, ScalarValue) and isinstance(arg.const, (bool, int, float)) and not (
+                name == "int" and isinstance(arg.const, float) and not math.isfinite(arg.const)):
+            const = {"float": float, "int": int, "bool": bool, "complex": complex}[name](arg.const)
+        elif not args.pos:
+            const = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name]
+        return ScalarValue(name, const)
+    if name == "abs" and len(args.pos) == 1:
+        arg = args.pos[0]
+        if isinstance(arg, TensorValue):
+            return T.tensor_method(arg, "abs", CallArgs(), node, interp.tenv)
+        if isinstance(arg, ScalarValue):
+            pytype = {"bool": "int", "complex": "float"}.get(arg.pytype, arg.pytype)
+            const = abs(arg.const) if isinstance(arg.const, (int, float, complex)) else None
+            return ScalarValue(pytype, const)
+        return TOP
+    if name == "round" and args.pos:
+        arg = args.pos[0]
+        if isinstance(arg, TensorValue) and len(args.pos) == 1 and not args.kw:
+            return T.tensor_method(arg, "round", CallArgs(), node, interp.tenv)
+        if isinstance(arg, ScalarValue) and arg.pytype in ("int", "float", "bool"):
+            with_digits = len(args.pos) > 1 or "ndigits" in args.kw
+            if arg.pytype == "float":
+                return ScalarValue("float" if with_digits else "int")
+            return ScalarValue("int")
+        return TOP
     if name == "len":
         target = args.get(0)
         count: Any = None
