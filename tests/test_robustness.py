@@ -251,3 +251,16 @@ def test_file_vanishing_between_discovery_and_analysis(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "discover", discover_then_delete)
     results = runner.run_paths([str(tmp_path)], Settings(), jobs=2)
     assert [codes(r) for r in results] == [["TTL101"], ["TTL001"], ["TTL101"]]
+
+
+def test_directories_under_an_excluded_name_are_still_walked(tmp_path):
+    # Default excludes (build, site-packages, ...) apply inside the tree asked for, not to its
+    # ancestors: `check .../site-packages/torch/nn` and projects under ~/build must be linted.
+    project = tmp_path / "build" / "site-packages" / "proj"
+    (project / "pkg").mkdir(parents=True)
+    (project / "build").mkdir()
+    (project / "pkg" / "model.py").write_text("\n".join(BAD_LINES) + "\n")
+    (project / "build" / "generated.py").write_text("\n".join(BAD_LINES) + "\n")
+    results = runner.run_paths([str(project)], Settings())
+    assert [os.path.relpath(r.path, str(project)) for r in results] == [os.path.join("pkg", "model.py")]
+    assert codes(results[0]) == ["TTL101"]

@@ -34,7 +34,6 @@ def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
              respect_gitignore: bool = True) -> Iterator[str]:
     """Files to check, in a stable order. Explicitly named files are always checked; files
     found by walking a directory are skipped when excluded or ignored by git."""
-    excludes = tuple(DEFAULT_EXCLUDES) + tuple(extra_excludes)
     for path in paths:
         if os.path.isdir(path):
             ignore = GitIgnore.for_directory(path) if respect_gitignore else None
@@ -42,7 +41,11 @@ def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
             for root, dirs, files in os.walk(path):
                 if ignore is not None:
                     ignore.load(root)
-                dirs[:] = sorted(d for d in dirs if not is_excluded(os.path.join(root, d), excludes)
+                # Default names apply below the directory asked for, not to its ancestors:
+                # `check .../site-packages/torch/nn` or a project under ~/build must be walked.
+                dirs[:] = sorted(d for d in dirs
+                                 if not is_excluded(os.path.relpath(os.path.join(root, d), path), DEFAULT_EXCLUDES)
+                                 and not is_excluded(os.path.join(root, d), extra_excludes)
                                  and not (ignore and ignore.ignored(os.path.join(root, d), True)))
                 for f in files:
                     full = os.path.join(root, f)
