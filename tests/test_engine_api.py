@@ -111,3 +111,22 @@ def test_set_default_dtype_in_a_function_called_in_order_is_certain():
     interp, _ = _run(source)
     assert interp.globals.vars["x"].dtypes == frozenset({"float64"})
     assert interp.default_float_certain
+
+
+def test_set_default_device_makes_factory_devices_unknown():
+    # After torch.set_default_device("cuda") a factory tensor is not known to be on CPU, so
+    # CPU-only kernel rules (TTL250) must not treat it as a CPU tensor.
+    source = (
+        "import numpy as np\nimport torch\n"
+        "before = torch.zeros(2)\n"
+        "torch.set_default_device('cuda')\n"
+        "after = torch.zeros(2)\n"
+        "pinned = torch.zeros(2, device='cpu')\n"
+        "bridged = torch.from_numpy(np.zeros(2))\n"
+    )
+    interp, _ = _run(source)
+    values = {a.name: a.value for a in interp.assignments}
+    assert values["before"].device == "cpu"
+    assert values["after"].device is None
+    assert values["pinned"].device == "cpu"
+    assert values["bridged"].device == "cpu"

@@ -179,6 +179,9 @@ class Interpreter:
         #: dtypes a default may have produced since a set_default_dtype that may or may not
         #: run; values with any of them become unknown (None: the default is certain).
         self.uncertain_defaults: Optional[frozenset] = None
+        #: After torch.set_default_device / set_default_tensor_type, factories may create
+        #: tensors on any device: their device becomes unknown instead of "cpu".
+        self.default_device_unknown = False
         self.tenv = T.Env(FLOAT32)
         #: Joined value of every expression node seen while recording.
         self.values: Dict[Any, Value] = {}
@@ -994,6 +997,11 @@ class Interpreter:
         elif isinstance(callee_value, SymbolValue):
             callee = Callee("symbol", callee_value.qualname, receiver, args)
             result = self.call_symbol(callee_value.qualname, args, node)
+            if self.default_device_unknown and isinstance(result, TensorValue) and \
+                    result.device == "cpu" and "device" not in args.kw and \
+                    callee_value.qualname != "torch.from_numpy":
+                result = TensorValue(result.dtypes, result.shape, result.origin, None,
+                                     result.requires_grad)
         elif isinstance(callee_value, DTypeValue):
             callee = Callee("symbol", "torch." + callee_value.dtype, receiver, args)
         elif isinstance(callee_value, ModuleValue):
@@ -1039,6 +1047,9 @@ class Interpreter:
         return args
 
     def call_symbol(self, qualname: str, args: CallArgs, node: Any) -> Value:
+        if qualname in ("torch.set_default_device", "torch.set_default_tensor_type"):
+            self.default_device_unknown = True
+            return NoneValue()
         if qualname.startswith("torch.nn.functional."):
             return _functional(qualname[20:], args, node, self.tenv)
         if qualname in ("torch.nn.parameter.Parameter", "torch.nn.Parameter"):
