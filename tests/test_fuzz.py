@@ -28,7 +28,7 @@ from torchtype_lint.check import Settings, check_source
 from torchtype_lint.selection import Selection
 
 ALL_RULES = Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"]))
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
