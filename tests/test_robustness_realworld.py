@@ -7,7 +7,10 @@ import textwrap
 
 import pytest
 
-from torchtype_lint.check import check_source
+from torchtype_lint.check import Settings, check_source
+from torchtype_lint.selection import Selection
+
+ALL_RULES = Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"]))
 
 SNIPPETS = {
     # timm/models/naflexvit.py:692 — an index list grown through setdefault(...).append(...)
@@ -34,10 +37,21 @@ SNIPPETS = {
             gt_ious = ious[idx_det] * ~remove_mask
             return gt_ious.argmax().item()
     """,
+    # timm/data/mixup.py:265 — opt-in TTL901 claimed an unknown dtype for an explicit astype
+    "timm_mixup_TTL901": """
+        import numpy as np
+        import torch
+
+        def collate(batch, is_np: bool):
+            output = torch.zeros((len(batch), 3, 4, 4), dtype=torch.uint8)
+            for i, mixed in enumerate(batch):
+                output[i] += torch.from_numpy(mixed.astype(np.uint8)) if is_np else mixed.byte()
+            return output
+    """,
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_real_world_false_alarms_stay_silent(name):
-    result = check_source(textwrap.dedent(SNIPPETS[name]), f"{name}.py")
+    result = check_source(textwrap.dedent(SNIPPETS[name]), f"{name}.py", ALL_RULES)
     assert [(f.code, f.line, f.message) for f in result.findings] == []
