@@ -65,8 +65,11 @@ def mark_later_casts(node: cst.Call, ev: Any) -> None:
     callee = ev.callee(node)
     if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
         return
-    explicit = callee.name in _CASTS or (callee.name == "to" and any(
-        isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values()))
+    explicit = callee.name in _CASTS or (callee.name == "to" and (
+        any(isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values())
+        or "dtype" in callee.args.kw
+        # `.to(x.device, x.dtype)`: a dtype chosen in the code, even when x's is unknown here
+        or any(isinstance(n, cst.Attribute) and n.attr.value == "dtype" for n in callee.args.pos_nodes)))
     if explicit:
         conversion = conversion_in_chain(callee.receiver.origin, ev)
         if conversion is not None:
