@@ -48,6 +48,16 @@ SNIPPETS = {
                 output[i] += torch.from_numpy(mixed.astype(np.uint8)) if is_np else mixed.byte()
             return output
     """,
+    # torch_geometric/nn/pool/approx_knn.py:63 — opt-in TTL901 ignored a later .to(x.device, x.dtype)
+    "pyg_approx_knn_TTL901": """
+        import numpy as np
+        import torch
+
+        def knn_dist(index, x: torch.Tensor, y, k: int):
+            dist, col = index.search(y.numpy(), k)
+            dist = torch.from_numpy(dist).view(-1).to(x.device, x.dtype)
+            return dist
+    """,
 }
 
 
