@@ -59,10 +59,20 @@ def conversion_fix(node: cst.Call, name: str) -> Fix:
     return Fix(node, new_call, f"Convert to float32: `{code(new_call)}`", safe=False)
 
 
+_LIKE_WITH_DTYPE = {f"torch.{name}_like" for name in ("zeros", "ones", "empty", "full", "rand", "randn", "randint")}
+
+
 def mark_later_casts(node: cst.Call, ev: Any) -> None:
     """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
     even ``.double()``) is a decision the user made: mark it explained."""
     callee = ev.callee(node)
+    if (callee is not None and callee.kind == "symbol" and callee.name in _LIKE_WITH_DTYPE
+            and "dtype" in callee.args.kw and isinstance(callee.args.get(0, "input"), TensorValue)):
+        # torch.zeros_like(torch.from_numpy(a), dtype=...): only the shape of the conversion is used
+        conversion = conversion_in_chain(callee.args.get(0, "input").origin, ev)
+        if conversion is not None:
+            mark_node_explained(ev, conversion)
+        return
     if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
         return
     explicit = callee.name in _CASTS or (callee.name == "to" and (
