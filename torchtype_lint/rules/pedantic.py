@@ -77,9 +77,10 @@ class NumpyConversionUnknownDtype(DtypeRule):
         if "dtype" in callee.args.kw or callee.args.has_star:
             return
         first = callee.args.pos_nodes[0] if callee.args.pos_nodes else None
-        if (isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute)
-                and first.func.attr.value == "astype" and first.args):
-            return  # `a.astype(np.uint8)`: the dtype is written right there, whatever `a` is
+        if isinstance(first, cst.Call) and (
+                (isinstance(first.func, cst.Attribute) and first.func.attr.value == "astype" and first.args)
+                or any(arg.keyword is not None and arg.keyword.value == "dtype" for arg in first.args)):
+            return  # `a.astype(np.uint8)`, `s.to_numpy(dtype=bool)`: the dtype is written right there
         data = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
         if isinstance(data, ArrayValue):
             if data.dtypes is not None:
