@@ -264,3 +264,20 @@ def test_directories_under_an_excluded_name_are_still_walked(tmp_path):
     results = runner.run_paths([str(project)], Settings())
     assert [os.path.relpath(r.path, str(project)) for r in results] == [os.path.join("pkg", "model.py")]
     assert codes(results[0]) == ["TTL101"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_named_pipe_called_py_does_not_block_the_run(tmp_path, cached):
+    from torchtype_lint.cache import Cache
+
+    good = tmp_path / "a.py"
+    good.write_text("\n".join(BAD_LINES) + "\n")
+    os.mkfifo(str(tmp_path / "pipe.py"))  # nobody ever writes to it
+    cache = Cache(str(tmp_path / "cache"), Settings()) if cached else None
+    started = time.monotonic()
+    results = runner.run_paths([str(tmp_path)], Settings(), jobs=1, cache=cache)
+    assert time.monotonic() - started < 30
+    by_name = {os.path.basename(r.path): r for r in results}
+    assert codes(by_name["a.py"]) == ["TTL101"]
+    assert "not a regular file" in only(by_name["pipe.py"], "TTL001").message

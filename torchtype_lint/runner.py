@@ -13,7 +13,9 @@
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 import threading
 import time
@@ -74,9 +76,8 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
     for index, path in enumerate(paths):
         if cache is not None:
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:  # vanished, unreadable, a directory...
+                data = read_source(path)
+            except OSError as exc:  # vanished, unreadable, a directory, a pipe...
                 results[index] = _file_result(path, [_read_error(path, exc)], settings)
                 continue
             cached = cache.get(cache.key(data, path), path)
@@ -99,14 +100,27 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
 def check_file(path: str, settings: "Settings", cache: Optional[Cache] = None) -> "FileResult":
     """Read, analyse (on a deep stack) and cache one file. Never raises."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_source(path)
     except OSError as exc:
         return _file_result(path, [_read_error(path, exc)], settings)
     result = check_bytes_deep(data, path, settings)
     if cache is not None:
         cache.put(cache.key(data, path), result.findings)
     return result
+
+
+def read_source(path: str) -> bytes:
+    """The file's bytes. Only regular files: reading a named pipe or a device that happens to
+    be called ``x.py`` would block the run forever."""
+    with open(path, "rb", opener=_open_nonblocking) as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read()
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResult":
