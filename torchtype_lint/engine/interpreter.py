@@ -732,6 +732,12 @@ class Interpreter:
 
     def _string(self, node: Any) -> Value:
         if isinstance(node, cst.SimpleString):
+            raw = node.value
+            if raw[:1] in ("'", '"') and "\\" not in raw and "\r" not in raw:
+                # No prefix, no escape: the value is the text between the quotes. (libcst's
+                # evaluated_value runs ast.literal_eval, a compile per docstring: 8% of a big file.)
+                quote = 3 if raw[:3] in ('"""', "'''") and len(raw) >= 6 else 1
+                return StringValue(raw[quote:-quote])
             try:
                 text = node.evaluated_value
             except Exception:  # noqa: BLE001 - odd literals are simply unknown
