@@ -416,3 +416,19 @@ def test_fixture_follows_the_convention(fixture: fx.Fixture) -> None:
         assert fixture.labels, "a bad fixture marks the reported line with `# expect: CODE`"
     else:
         assert not fixture.labels, "a good fixture has no `# expect:` labels"
+
+
+def test_pattern_devices_claim_only_the_failure_where_the_wording_is_unobserved():
+    # A dtype mismatch fails on every device, but its wording was only observed on CPU:
+    # on CUDA any exception confirms the claim, a clean run contradicts it.
+    from torchtype_lint.harness.confirm import claim_matches
+    from torchtype_lint.rules.base import RuntimeClaim
+
+    claim = RuntimeClaim("RuntimeError", r"mat1 and mat2 must have the same dtype",
+                         pattern_devices=("cpu",))
+    cuda_wording = {"outcome": "raised", "exception": "RuntimeError",
+                    "mro": ["RuntimeError", "Exception"],
+                    "message": "\"addmm_cuda\" not implemented for 'Long'"}
+    assert claim_matches(claim, cuda_wording, "cuda")
+    assert not claim_matches(claim, cuda_wording, "cpu")
+    assert not claim_matches(claim, {"outcome": "ok"}, "cuda")

@@ -106,10 +106,14 @@ def describe_result(result: Dict[str, Any]) -> str:
     return result.get("message") or str(result.get("outcome"))
 
 
-def claim_matches(claim: RuntimeClaim, result: Dict[str, Any]) -> bool:
+def claim_matches(claim: RuntimeClaim, result: Dict[str, Any], device: str = "cpu") -> bool:
     """Did the run fail the way ``claim`` says? (exception class or a base of it, and the
     message pattern; an AssertionError must come from the script's own assert; a warning
-    class also matches a recorded warning of that category.)"""
+    class also matches a recorded warning of that category.) On a device outside the
+    claim's ``pattern_devices`` only the failure itself is claimed."""
+    if claim.pattern_devices is not None and device not in claim.pattern_devices:
+        return result.get("outcome") == "raised" and (
+            claim.exception != "AssertionError" or bool(result.get("in_script")))
     pattern = re.compile(claim.pattern) if claim.pattern else None
     if result.get("outcome") == "raised":
         names = result.get("mro") or [result.get("exception")]
@@ -143,7 +147,7 @@ def judge(claim: Optional[RuntimeClaim], fixture: fx.Fixture, device: str,
                                   observed)
         return FixtureVerdict(fixture, device, CONTRADICTED,
                               f"claim excludes {device} but it failed at line {line}: {observed}", observed, line)
-    if claim_matches(claim, result):
+    if claim_matches(claim, result, device):
         return FixtureVerdict(fixture, device, CONFIRMED, "fails as claimed", observed, line)
     expected = claim.exception + (f" matching /{claim.pattern}/" if claim.pattern else "")
     if claim.exception == "AssertionError" and result.get("exception") == "AssertionError":

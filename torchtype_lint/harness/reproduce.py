@@ -582,7 +582,7 @@ def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
         return f"not confirmed on {device}: the reproduction {result.get('message') or outcome}"
     raised = f"{result.get('exception')}: {_shorten(result.get('message', ''))}" if outcome == "raised" else ""
     claim = repro.claim
-    if claim is not None and device in claim.devices and claim_matches(claim, result):
+    if claim is not None and device in claim.devices and claim_matches(claim, result, device):
         if outcome == "raised":
             return f"confirmed on {device}: {raised}"
         warning = next((m for c, m in result.get("warnings", []) if c == claim.exception), "")

@@ -24,12 +24,17 @@ class RuntimeClaim:
 
     ``exception`` is the exception class name torch raises and ``pattern`` a regex its message
     matches; for silent bugs ``exception`` is ``"AssertionError"``: the fixture asserts the
-    intended behaviour, and the assertion fails. ``devices`` lists where the claim holds.
+    intended behaviour, and the assertion fails. ``devices`` lists where the bad pattern
+    fails; on any other device it runs cleanly (behaviour that differs by device).
+    ``pattern_devices`` lists where ``exception`` and ``pattern`` were observed, when that is
+    fewer devices than ``devices``: elsewhere (e.g. CUDA, never run here) the claim is only
+    that it fails, and the harness accepts any exception as confirmation.
     """
 
     exception: str
     pattern: str = ""
     devices: Tuple[str, ...] = ("cpu", "cuda")
+    pattern_devices: Optional[Tuple[str, ...]] = None
 
 
 @dataclass

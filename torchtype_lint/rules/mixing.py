@@ -120,7 +120,7 @@ class MatmulDtypeMismatch(DtypeRule):
     severity = "error"
     listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN, ("cpu",))
+    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN, pattern_devices=("cpu",))
 
     def visit(self, node: Any, ev: Any) -> None:
         found = matmul_operands(node, ev)
@@ -244,7 +244,7 @@ class LayerIntegerInput(DtypeRule):
     listens = (cst.Call,)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"same dtype|should be the same|not implemented for|"
-                                           r"mixed dtype|expected scalar type", ("cpu",))
+                                           r"mixed dtype|expected scalar type", pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = module_call(ev, node)
@@ -311,7 +311,7 @@ class RnnInputDtype(DtypeRule):
     listens = (cst.Call,)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype",
-                           ("cpu",))
+                           pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = module_call(ev, node)
@@ -791,7 +791,7 @@ class ClassTargetDtype(DtypeRule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"expected target dtype to be Long or Byte|"
                                            r"Expected floating point type for target with class probabilities",
-                           ("cpu",))
+                           pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = _symbol_or_module(ev, node, _CLASS_LOSSES, _CLASS_LOSS_MODULES)
@@ -900,7 +900,7 @@ class LossTargetDtype(DtypeRule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"Found dtype \w+ but expected \w+|result type \w+ can't be cast|"
                                            r"Subtraction, the `-` operator, with two bool tensors",
-                           ("cpu",))
+                           pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = _symbol_or_module(ev, node, _BINARY_LOSSES, _BINARY_LOSS_MODULES)
@@ -1200,7 +1200,7 @@ class OpUndefinedForDtype(DtypeRule):
     runtime = RuntimeClaim("RuntimeError", r"could not infer output dtype|only support floating point|"
                                            r"Expected a floating point or complex tensor|"
                                            r"must be either float or double|not implemented for|"
-                                           r"expected input to have floating point", ("cpu",))
+                                           r"expected input to have floating point", pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         callee = ev.callee(node)

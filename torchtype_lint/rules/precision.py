@@ -71,7 +71,7 @@ class PrecisionMismatch(DtypeRule):
     severity = "error"
     listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype", ("cpu",))
+    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype", pattern_devices=("cpu",))
     #: TTL402 reports the operands that come out of an autocast region; TTL401 the others.
     autocast_escape = False
 

@@ -658,8 +658,8 @@ class EmbeddingIndexOutOfRange(Rule):
     name = "embedding-index-out-of-range"
     summary = "literal index passed to nn.Embedding is outside [0, num_embeddings)"
     listens = (cst.Call,)
-    # On CUDA the lookup is a device-side assert instead, so the claim is made for CPU only.
-    runtime = RuntimeClaim("IndexError", r"index out of range in self", ("cpu",))
+    # On CUDA the lookup fails as a device-side assert instead: a failure, with another message.
+    runtime = RuntimeClaim("IndexError", r"index out of range in self", pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ev: Any) -> None:
         found = _module_call(node, ev)
