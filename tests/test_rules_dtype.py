@@ -530,3 +530,15 @@ def test_quoted_torch_messages_match_what_torch_raises():
     raised = json.loads(proc.stdout.strip().splitlines()[-1])
     wrong = {s: (quotes[s], raised[s]) for s in quotes if raised[s] is None or quotes[s] not in raised[s]}
     assert not wrong, wrong
+
+
+def test_discarded_cast_on_a_loop_variable_gets_no_rebinding_fix():
+    # `for t in xs: t = t.float()` would change only the loop variable, not the list.
+    from torchtype_lint.check import check_source
+
+    source = ("import torch\nxs = [torch.tensor([1, 2])]\nfor t in xs:\n    t.float()\n"
+              "y = torch.tensor([1])\ny.float()\n")
+    findings = {f.line: f for f in check_source(source, "loop.py").findings}
+    assert findings[4].code == "TTL101" and findings[4].fix is None
+    assert "loop variable `t`" in findings[4].message
+    assert findings[6].fix is not None and findings[6].fix.safe

@@ -92,6 +92,8 @@ class Frame:
     instance: Optional[InstanceValue] = None
     #: Names a ``global`` statement declared in this function: writes go to the module.
     declared_global: Optional[set] = None
+    #: Names bound by the targets of the ``for`` loops being executed in this frame.
+    loop_targets: List[str] = field(default_factory=list)
 
 
 class BoundMethod(Value):
@@ -476,6 +478,9 @@ class Interpreter:
         self.branch_depth += 1
         entry = dict(self.frame.vars)
         state = entry
+        targets = _target_names(stmt.target) if isinstance(stmt, cst.For) else []
+        loop_frame = self.frame
+        loop_frame.loop_targets.extend(targets)
         try:
             for iteration in range(MAX_LOOP_ITERATIONS + 1):
                 self.frame.vars = dict(state)
@@ -497,6 +502,8 @@ class Interpreter:
         finally:
             self.recording = recording
             self.branch_depth -= 1
+            if targets:
+                del loop_frame.loop_targets[-len(targets):]
         if stmt.orelse is not None:
             self.exec_body(stmt.orelse.body)
         return False
@@ -523,6 +530,11 @@ class Interpreter:
             self.no_grad_depth -= no_grad
             if autocast:
                 del self.autocast_dtypes[-autocast:]
+
+    def is_loop_variable(self, name: str) -> bool:
+        """Is ``name`` the target of a ``for`` loop being executed in the current frame?
+        (Rebinding it changes only the loop variable, not the items iterated over.)"""
+        return name in self.frame.loop_targets
 
     def _callee_name(self, node: Any) -> Optional[str]:
         callee = self._callees.get(node) if isinstance(node, cst.Call) else None
@@ -1591,6 +1603,14 @@ def _dotted_name(node: Any) -> Optional[str]:
         head = _dotted_name(node.value)
         return None if head is None else f"{head}.{node.attr.value}"
     return None
+
+
+def _target_names(target: Any) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
 
 
 def _join_envs(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:

@@ -46,7 +46,8 @@ class DiscardedCast(Rule):
     ## Fix safety
     Safe when the receiver is a plain name or attribute: the fix assigns the result back
     (`x = x.float()`), which is what the line was meant to do. Other receivers (`xs[0]`,
-    calls) get no fix.
+    calls) get no fix, and neither does a `for` loop variable (`for t in xs: t.float()`):
+    rebinding it would leave the items of `xs` unchanged.
     """
 
     code = "TTL101"
@@ -73,7 +74,9 @@ class DiscardedCast(Rule):
         what = "device" if method in ("cuda", "cpu") else "dtype"
         state = describe_dtypes(receiver.dtypes) if what == "dtype" else (receiver.device or "unchanged")
         fix = None
-        if isinstance(call.func.value, (cst.Name, cst.Attribute)):
+        loop_variable = isinstance(call.func.value, cst.Name) and ev.is_loop_variable(call.func.value.value)
+        # Rebinding a loop variable would leave the iterated items unchanged: no fix there.
+        if isinstance(call.func.value, (cst.Name, cst.Attribute)) and not loop_variable:
             fix = Fix(
                 old=node,
                 new=cst.Assign(targets=[cst.AssignTarget(target=call.func.value)], value=call),
@@ -85,7 +88,10 @@ class DiscardedCast(Rule):
         self.report(
             node,
             f"result of `{expr_text(call)}` is discarded: tensor casts are not in place, "
-            f"{still}{origin_note}; assign it: `{target} = {expr_text(call)}`",
+            f"{still}{origin_note}; " + (
+                f"use the returned tensor (rebinding the loop variable `{target}` would leave the "
+                f"iterated items unchanged)" if loop_variable else
+                f"assign it: `{target} = {expr_text(call)}`"),
             origin=receiver.origin,
             fix=fix,
         )
