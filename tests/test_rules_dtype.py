@@ -542,3 +542,19 @@ def test_discarded_cast_on_a_loop_variable_gets_no_rebinding_fix():
     assert findings[4].code == "TTL101" and findings[4].fix is None
     assert "loop variable `t`" in findings[4].message
     assert findings[6].fix is not None and findings[6].fix.safe
+
+
+def test_int64_target_with_unknown_class_count_is_not_called_class_probabilities():
+    # Logits (8, C) with C unknown and an int64 (8, 1) target: torch fails, but with
+    # "0D or 1D target tensor expected" unless C == 1, so TTL207 must not claim the
+    # class-probability message. An unbatched (C,) int64 target of (C,) logits is that case.
+    from torchtype_lint.check import check_source
+
+    unknown_c = ("import torch\nimport torch.nn.functional as F\n"
+                 "def run(n: int):\n    logits = torch.randn(8, n)\n"
+                 "    labels = torch.randint(0, 10, (8, 1))\n    return F.cross_entropy(logits, labels)\n")
+    assert [f.code for f in check_source(unknown_c, "a.py").findings if f.code == "TTL207"] == []
+    unbatched = ("import torch\nimport torch.nn.functional as F\nlogits = torch.randn(5)\n"
+                 "target = torch.tensor([0, 1, 0, 0, 0])\nloss = F.cross_entropy(logits, target)\n")
+    found = [f for f in check_source(unbatched, "b.py").findings if f.code == "TTL207"]
+    assert len(found) == 1 and "class probabilities" in found[0].message

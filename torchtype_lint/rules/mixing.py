@@ -825,7 +825,7 @@ class ClassTargetDtype(DtypeRule):
             message = f"expected target dtype to be Long or Byte, but got {scalar_type_name(t) if t else 'Float'}"
             want = INT64
         elif cross_entropy and all(d in (INT64, UINT8) for d in dtypes) and lr is not None and tr == lr \
-                and lr >= 1 and not _known_dims_differ(logits, target):
+                and lr >= 1 and _same_class_dim(logits, target):
             message = ("Expected floating point type for target with class probabilities, got "
                        f"{scalar_type_name(one(target)) if one(target) else 'Long'}")
             want = FLOAT32
@@ -844,12 +844,20 @@ class ClassTargetDtype(DtypeRule):
                   origin=target.origin, fix=fix)
 
 
-def _known_dims_differ(a: Value, b: Value) -> bool:
-    """Shapes known to differ: an int64 (N, 1) target of (N, C) logits is a class-index column
-    (torch: "0D or 1D target tensor expected", TTL512), not class probabilities."""
+def _same_class_dim(a: Value, b: Value) -> bool:
+    """An int64 target of the logits' rank is read as class probabilities only when its class
+    dimension is known to equal the logits'; an (N, 1) target of (N, C) logits, or of logits
+    whose C is unknown, fails as a class-index column instead (torch: "0D or 1D target tensor
+    expected", TTL512's case), so which message torch prints is not known here."""
     if not isinstance(a, TensorValue) or not isinstance(b, TensorValue) or a.shape is None or b.shape is None:
         return False
-    return any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(a.shape, b.shape))
+    if len(a.shape) != len(b.shape) or not a.shape:
+        return False
+    axis = 1 if len(a.shape) >= 2 else 0  # (N, C, ...) or unbatched (C,)
+    ca, cb = a.shape[axis], b.shape[axis]
+    if not (isinstance(ca, int) and isinstance(cb, int) and ca == cb):
+        return False
+    return not any(isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(a.shape, b.shape))
 
 
 # --------------------------------------------------------------------------- TTL208
