@@ -428,6 +428,12 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         pending[uri] = task
         task.add_done_callback(lambda done: pending.pop(uri, None) if pending.get(uri) is done else None)
 
+    def cancel_pending(uri: str) -> None:
+        """Drop a debounced analysis that has not run yet (the document was closed)."""
+        task = pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: T.DidOpenTextDocumentParams) -> None:
         open_uris.add(params.text_document.uri)
@@ -445,9 +451,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     def did_close(params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         open_uris.discard(uri)
-        task = pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        cancel_pending(uri)
         analyses.pop(uri, None)
         publish(uri, None)
 
@@ -468,9 +472,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     def notebook_did_close(params: T.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
         open_notebooks.discard(uri)
-        task = pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        cancel_pending(uri)
         for cell_uri in notebook_cells.pop(uri, []):
             analyses.pop(cell_uri, None)
             publish(cell_uri, None)
