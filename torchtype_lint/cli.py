@@ -284,6 +284,9 @@ def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) ->
                            write=not args.diff, postprocess=plan.apply_per_file_ignores)
         fixed += outcome.fixed
         remaining.extend(outcome.remaining)
+        if outcome.error and not any(f.code == "TTL001" and f.path == path for f in outcome.remaining):
+            # TTL001 deselected: like ruff with E902 off, say it on stderr rather than nowhere.
+            print(f"torchtype-lint: warning: {path}: {outcome.error}", file=sys.stderr)
         if outcome.new_source is not None:
             sources[path] = outcome.new_source
         if args.diff and outcome.diff:

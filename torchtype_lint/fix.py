@@ -5,13 +5,24 @@ A rule's ``Fix`` names a libcst node of the analysed module (``old``) and what r
 comments, line endings) is untouched, then re-parse the result to make sure it is valid Python,
 and check again: a fix can reveal or settle other findings, so we repeat until nothing changes
 (at most ``MAX_ROUNDS``, like ruff). Overlapping fixes are applied one per round.
+
+Writing back is careful with the user's file: the fixed bytes go to a temporary file in the same
+directory that is renamed over the original (``os.replace``), so an interrupted run leaves the
+old file or the new one, never half of each. Just before the rename the file is read again; if
+its bytes are no longer those we analysed (an editor saved it meanwhile), nothing is written. A
+file that cannot be written, or that changed, becomes a ``TTL001`` finding for that file only
+(like ruff's ``E902``); the other files are still fixed and every finding is still reported.
 """
 from __future__ import annotations
 
 import ast
 import codecs
 import difflib
+import errno
 import io
+import os
+import stat
+import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -19,7 +30,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .check import DecodeError, Settings, check_source, decode_source
-from .findings import Finding
+from .findings import Finding, Location
 
 MAX_ROUNDS = 10
 
@@ -34,6 +45,12 @@ class FixOutcome:
     #: The fixed text (None when the file could not be read or decoded).
     new_source: Optional[str] = None
     diff: str = ""
+    #: Why the fixes were not written (unwritable file, changed meanwhile); None when they were.
+    error: Optional[str] = None
+
+
+class FileChangedError(OSError):
+    """The file on disk is no longer the text the fixes were computed from."""
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):
@@ -136,11 +153,18 @@ def _encoding(data: bytes) -> Tuple[str, bool]:
 def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
              postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> FixOutcome:
     """Fix one file in place (``write``) or only compute the diff. Keeps encoding, BOM and
-    line endings."""
+    line endings. Never raises for a file it cannot write: see ``FixOutcome.error``."""
+    post = postprocess or (lambda findings: findings)
     if path.endswith(".ipynb"):
-        from .notebook import fix_notebook  # rewrites only the code cells' sources
+        from .notebook import check_notebook_path, fix_notebook  # rewrites only the code cells
 
-        return fix_notebook(path, settings, unsafe, write, postprocess)
+        try:
+            return fix_notebook(path, settings, unsafe, write, postprocess)
+        except OSError as exc:  # notebooks are still written in place; a failure stays this file's
+            outcome = FixOutcome(path, error=_write_error(exc))
+            outcome.remaining = post(check_notebook_path(path, settings).findings)
+            outcome.remaining += _error_finding(path, outcome.error, settings, post)
+            return outcome
     outcome = FixOutcome(path)
     try:
         with open(path, "rb") as handle:
@@ -157,6 +181,65 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
         outcome.diff = unified_diff(source, new_source, path)
         if write:
             encoding, bom = _encoding(data)
-            with open(path, "wb") as handle:
-                handle.write((codecs.BOM_UTF8 if bom else b"") + new_source.encode(encoding))
+            try:
+                write_if_unchanged(path, data, (codecs.BOM_UTF8 if bom else b"") + new_source.encode(encoding))
+            except OSError as exc:
+                # Report the file as it was read, unfixed, plus why nothing was written.
+                outcome.error = _write_error(exc)
+                outcome.fixed, outcome.new_source, outcome.diff = 0, source, ""
+                outcome.remaining = post(check_source(source, path, settings).findings)
+                outcome.remaining += _error_finding(path, outcome.error, settings, post)
     return outcome
+
+
+def write_if_unchanged(path: str, expected: bytes, new: bytes) -> None:
+    """Replace ``path``'s content with ``new``, atomically, if it still is ``expected``.
+
+    Raises ``FileChangedError`` when the file changed since it was read, and ``OSError`` when it
+    cannot be written. A symlink is followed (the link stays, its target is fixed); the
+    permission bits (and, where allowed, the owner) are kept. A hard-linked file gets its own
+    copy, as with ``sed -i``.
+    """
+    target = os.path.realpath(path)
+    info = os.stat(target)
+    if not os.access(target, os.W_OK):
+        # The rename below only needs the directory to be writable: honour a read-only file.
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    directory, name = os.path.split(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".torchtype-lint.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(new)
+        os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        if hasattr(os, "geteuid") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(tmp, info.st_uid, info.st_gid)
+            except OSError:
+                pass  # only root may give a file away; the content matters more than the owner
+        with open(target, "rb") as handle:  # as late as possible: the window left is the rename
+            current = handle.read()
+        if current != expected:
+            raise FileChangedError(errno.EAGAIN, "the file changed on disk while it was being fixed", path)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_error(exc: OSError) -> str:
+    if isinstance(exc, FileChangedError):
+        return ("the file changed on disk while it was being fixed; no fix was written "
+                "(run again to fix the new version)")
+    return f"could not write the fixes, the file is unchanged: {exc.strerror or exc}"
+
+
+def _error_finding(path: str, message: str, settings: Optional[Settings],
+                   post: Callable[[List[Finding]], List[Finding]]) -> List[Finding]:
+    """The TTL001 finding for a file whose fixes were not written, unless it is deselected."""
+    finding = Finding("TTL001", message, "error", path, Location(1, 0, 1, 0))
+    if settings is not None and not settings.selection.is_enabled(finding.code, True):
+        return []
+    return post([finding])
