@@ -4,10 +4,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 DEVICES = ("cpu", "cuda")
@@ -31,13 +34,42 @@ class DeviceRun:
     error: str = ""
 
 
+#: The directory holding the ``torchtype_lint`` package this process runs (a checkout or
+#: site-packages).
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+
+#: The worker's entry point. ``-I`` keeps the current directory, the script's directory,
+#: PYTHON* variables and the user site out of ``sys.path``, so a ``torch.py``, ``numpy.py``,
+#: ``tempfile.py`` or ``sitecustomize.py`` in the directory being linted is never imported.
+#: The package is found in site-packages, else in ``PACKAGE_PARENT``, added *last* so it can
+#: never shadow the standard library or torch.
+BOOTSTRAP = (
+    "import importlib.util, sys\n"
+    "if importlib.util.find_spec('torchtype_lint') is None:\n"
+    "    sys.path.append(sys.argv[1])\n"
+    "from torchtype_lint.harness.worker import main\n"
+    "sys.exit(main(sys.argv[2:]))\n"
+)
+
+
+def worker_command(device: str, parallel: int, timeout: float) -> List[str]:
+    """The command line of an isolated torch worker for ``device``."""
+    return [sys.executable, "-I", "-B", "-c", BOOTSTRAP, PACKAGE_PARENT, "--device", device,
+            "--parallel", str(parallel), "--timeout", str(timeout)]
+
+
 def _start(device: str, parallel: int, timeout: float) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-    return subprocess.Popen(
-        [sys.executable, "-m", "torchtype_lint.harness.worker", "--device", device,
-         "--parallel", str(parallel), "--timeout", str(timeout)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # A fresh empty directory: nothing the linted project holds is next to the worker.
+    workdir = tempfile.mkdtemp(prefix="ttl-worker-")
+    proc = subprocess.Popen(worker_command(device, parallel, timeout), cwd=workdir,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    proc.workdir = workdir  # type: ignore[attr-defined] - removed once the worker is done
+    return proc
+
+
+def _cleanup(proc: subprocess.Popen) -> None:
+    shutil.rmtree(getattr(proc, "workdir", ""), ignore_errors=True)
 
 
 def _ready(proc: subprocess.Popen, device: str) -> Dict[str, Any]:
@@ -47,6 +79,7 @@ def _ready(proc: subprocess.Popen, device: str) -> Dict[str, Any]:
     except ValueError:
         err = proc.stderr.read() if proc.stderr else ""
         proc.wait()
+        _cleanup(proc)
         tail = err.strip().splitlines()[-1:] or ["no output"]
         raise TorchMissing(f"the {device} worker could not start torch: {tail[0]}") from None
     return info
@@ -54,7 +87,10 @@ def _ready(proc: subprocess.Popen, device: str) -> Dict[str, Any]:
 
 def _feed(proc: subprocess.Popen, jobs: Sequence[Dict[str, Any]], run: DeviceRun) -> None:
     payload = "".join(json.dumps(job) + "\n" for job in jobs)
-    out, err = proc.communicate(payload)
+    try:
+        out, err = proc.communicate(payload)
+    finally:
+        _cleanup(proc)
     for line in out.splitlines():
         if not line.strip():
             continue

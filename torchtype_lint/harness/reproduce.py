@@ -11,6 +11,10 @@ Where the reproduction comes from, first match wins:
 2. ``REPRODUCERS`` below, per rule code, for silent bugs that need their own assertion;
 3. the generic synthesizer: the reported call / binary operator / augmented assignment /
    subscript, with operands rendered from their abstract values.
+
+Whatever made it, a snippet runs (or is saved) only after ``snippet_guard.verify`` accepted it:
+the user's files may be hostile, so nothing they wrote is copied as text (literals are rendered
+from their values, operators from a table, callables from ``allowlist``).
 """
 from __future__ import annotations
 
@@ -25,7 +29,12 @@ from ..values import (
     ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
     StringValue, SymbolValue, TensorValue, Value, describe_dtypes,
 )
+from . import allowlist
+from .allowlist import FORBIDDEN_CALLS, FORBIDDEN_METHODS  # noqa: F401 - re-exported
 from .facts import Facts, collect
+from .literals import Unrenderable as _Unrenderable
+from .literals import is_literal, literal_value, operator, render
+from .snippet_guard import UnsafeSnippet, verify, verify_script
 
 PRELUDE = '''\
 import torch
@@ -73,28 +82,12 @@ MODULE_DEFAULTS = {
 }
 
 
-#: Library functions a reproduction never calls: they read or write files, load pickles
-#: (which runs code), download, compile, or reach other processes. Prefixes of qualified names.
-FORBIDDEN_CALLS = (
-    "torch.load", "torch.save", "torch.hub", "torch.jit", "torch.package", "torch.onnx",
-    "torch.export", "torch.compile", "torch.from_file", "torch.utils", "torch.distributed",
-    "torch.multiprocessing", "torch.backends", "torch.ops", "torch.library", "torch.classes",
-    "torch.cuda.memory", "torch.profiler", "torch.serialization",
-    "numpy.load", "numpy.save", "numpy.loadtxt", "numpy.savetxt", "numpy.genfromtxt",
-    "numpy.fromfile", "numpy.memmap", "numpy.lib", "numpy.ctypeslib", "numpy.f2py",
-    "numpy.testing", "numpy.distutils", "numpy.fromregex", "numpy.DataSource",
-)
-#: Methods never called on a rebuilt object (file output, pickling, arbitrary callables).
-FORBIDDEN_METHODS = {"tofile", "dump", "dumps", "save", "load_state_dict", "apply", "apply_",
-                     "map_", "register_hook", "register_forward_hook", "register_forward_pre_hook",
-                     "register_full_backward_hook", "__reduce__", "__reduce_ex__"}
 #: Builtins a rebuilt argument may name: the types used as dtypes.
 ALLOWED_BUILTINS = {"float", "int", "bool", "complex"}
 
 
 def _allowed_call(qualname: str) -> bool:
-    return qualname.startswith(("torch.", "numpy.")) and not any(
-        qualname == bad or qualname.startswith(bad + ".") for bad in FORBIDDEN_CALLS)
+    return allowlist.allowed_function(qualname)
 
 
 @dataclass
@@ -104,10 +97,6 @@ class Reproduction:
     claim: Optional[RuntimeClaim]
     summary: str                   # the operation in user terms, for messages
     needs_cuda: bool = False
-
-
-class _Unrenderable(Exception):
-    """An operand whose value is too vague to build (unknown dtype, user object...)."""
 
 
 class Synth:
@@ -145,11 +134,15 @@ class Synth:
                 out.append(UNKNOWN_DIM)
         return tuple(out)
 
-    def _dtype(self, dtypes: Any) -> str:
+    def _dtype(self, dtypes: Any, library: str = "torch") -> str:
         if not dtypes:
             raise _Unrenderable("dtype unknown")
         # Rules fire only when every possible dtype is bad, so any member reproduces it.
-        return sorted(dtypes)[0]
+        dtype = sorted(dtypes)[0]
+        known = allowlist.torch_dtype if library == "torch" else allowlist.numpy_dtype
+        if not known(dtype):
+            raise _Unrenderable(f"unknown dtype {dtype!r}")
+        return dtype
 
     def _device(self, device: Optional[str]) -> str:
         if not self.mixed_devices:
@@ -173,7 +166,7 @@ class Synth:
             return name
         if isinstance(value, ArrayValue):
             name = self.fresh("a")
-            self.lines.append(f"{name} = _array(numpy.{self._dtype(value.dtypes)}, "
+            self.lines.append(f"{name} = _array(numpy.{self._dtype(value.dtypes, 'numpy')}, "
                               f"{self.dims(value.shape, template)!r})")
             return name
         if isinstance(value, ModuleValue):
@@ -187,19 +180,19 @@ class Synth:
             return self.bind(value, template)
         if isinstance(value, ScalarValue):
             if value.const is not None:
-                return repr(value.const)
+                return render(value.const)
             samples = {"int": "2", "float": "0.5", "bool": "True", "complex": "1j"}
             if value.pytype in samples:
                 return samples[value.pytype]
-        if isinstance(value, DTypeValue):
+        if isinstance(value, DTypeValue) and allowlist.torch_dtype(value.dtype):
             return f"torch.{value.dtype}"
         if isinstance(value, StringValue) and value.const is not None:
-            return repr(value.const)
+            return render(value.const)
         if isinstance(value, NoneValue):
             return "None"
         if isinstance(value, DeviceValue) and value.device:
             return self._device(value.device)
-        if isinstance(value, SymbolValue) and _allowed_call(value.qualname):
+        if isinstance(value, SymbolValue) and value.qualname in allowlist.constants():
             return value.qualname
         if isinstance(value, SymbolValue) and value.qualname.startswith("builtins.") and \
                 value.qualname[len("builtins."):] in ALLOWED_BUILTINS:
@@ -213,6 +206,8 @@ class Synth:
         raise _Unrenderable(f"cannot build a {getattr(value, 'kind', '?')} value")
 
     def module(self, value: ModuleValue) -> str:
+        if not allowlist.nn_module(value.qualname):
+            raise _Unrenderable(f"module {value.short_name} is not a known nn module")
         if value.short_name == "Sequential":
             children = []
             for child in value.children:
@@ -227,11 +222,13 @@ class Synth:
                     if key not in MODULE_DEFAULTS:
                         continue  # an optional argument the engine could not read
                     const = MODULE_DEFAULTS[key]
-                args.append(f"{key}={const!r}")
+                if not allowlist.identifier(key):
+                    raise _Unrenderable("odd constructor argument name")
+                args.append(f"{key}={render(const)}")
             text = f"{value.qualname}({', '.join(args)})"
         dtype = value.param_dtypes
         if dtype and len(dtype) == 1 and next(iter(dtype)) != "float32":
-            text += f".to(torch.{next(iter(dtype))})"
+            text += f".to(torch.{self._dtype(dtype)})"
         return text + f".to({self._device(value.device)})"
 
 
@@ -283,30 +280,17 @@ def _operation(facts: Facts) -> Any:
     return None
 
 
-def _is_literal(node: Any) -> bool:
-    """Numbers, strings, True/False/None and lists/tuples of them: safe to copy verbatim."""
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
-        return True
-    if isinstance(node, cst.Name):
-        return node.value in ("True", "False", "None")
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return _is_literal(node.expression)
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return all(isinstance(e, cst.Element) and _is_literal(e.value) for e in node.elements)
-    return False
-
-
 def _fully_known(value: Value) -> bool:
     return isinstance(value, TensorValue) and bool(value.dtypes) and value.shape is not None and \
         all(isinstance(d, int) for d in value.shape)
 
 
 def _arg(synth: Synth, node: Any, value: Value, template: Optional[Tuple[int, ...]] = None) -> str:
-    """An argument: a literal copied as written, a tensor whose dtype and shape are known built
+    """An argument: a literal rendered from its value, a tensor whose dtype and shape are known built
     fresh, else the sub-expression rebuilt from its own operands (so torch computes the shape
     the engine left open), else the abstract value with small default sizes."""
-    if node is not None and _is_literal(node):
-        return synth.facts.text(node)
+    if is_literal(node):
+        return render(literal_value(node, synth.facts.module))
     if _fully_known(value) or node is None:
         return synth.expr(value, template)
     if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
@@ -323,11 +307,10 @@ def _expression(synth: Synth, node: Any) -> str:
     if isinstance(node, cst.Call):
         return _call(synth, node)
     if isinstance(node, cst.BinaryOperation):
-        return f"{_arg(synth, node.left, facts.value(node.left))} {_operator(node)} " \
+        return f"{_arg(synth, node.left, facts.value(node.left))} {operator(node.operator)} " \
                f"{_arg(synth, node.right, facts.value(node.right))}"
     if isinstance(node, cst.UnaryOperation):
-        op = cst.Module(body=[]).code_for_node(node.operator)
-        return f"{op}{_arg(synth, node.expression, facts.value(node.expression))}"
+        return f"{operator(node.operator)}{_arg(synth, node.expression, facts.value(node.expression))}"
     raise _Unrenderable(type(node).__name__)
 
 
@@ -339,12 +322,14 @@ def _call(synth: Synth, node: cst.Call) -> str:
     template = module_input_template(callee.receiver) if callee.kind == "module" else None
     pos = [_arg(synth, args.pos_nodes[i] if i < len(args.pos_nodes) else None, v,
                 template if i == 0 else None) for i, v in enumerate(args.pos)]
+    if not all(allowlist.identifier(key) for key in args.kw):
+        raise _Unrenderable("odd keyword argument name")
     # The reproduction runs on the harness's device, whatever device the user's code names.
     kws = [f"{key}=DEVICE" if key == "device" else f"{key}={_arg(synth, args.kw_nodes.get(key), v)}"
            for key, v in args.kw.items()]
     if callee.kind == "symbol" and _allowed_call(callee.name):
         func = callee.name
-    elif callee.kind == "method" and callee.name not in FORBIDDEN_METHODS and \
+    elif callee.kind == "method" and allowlist.allowed_method(callee.name) and \
             isinstance(callee.receiver, (TensorValue, ArrayValue, ModuleValue)):
         receiver_node = node.func.value if isinstance(node.func, cst.Attribute) else None
         func = f"{_arg(synth, receiver_node, callee.receiver)}.{callee.name}"
@@ -353,10 +338,6 @@ def _call(synth: Synth, node: cst.Call) -> str:
     else:
         raise _Unrenderable(f"{callee.kind} call")
     return f"{func}({', '.join(pos + kws)})"
-
-
-def _operator(node: Any) -> str:
-    return cst.Module(body=[]).code_for_node(node.operator).strip()
 
 
 def generic(facts: Facts) -> Optional[Tuple[str, str, bool]]:
@@ -372,12 +353,12 @@ def generic(facts: Facts) -> Optional[Tuple[str, str, bool]]:
             if len(node.comparisons) != 1:
                 return None
             right = node.comparisons[0].comparator
-            op = cst.Module(body=[]).code_for_node(node.comparisons[0].operator).strip()
+            op = operator(node.comparisons[0].operator)
             synth.lines.append(f"__result__ = {_arg(synth, node.left, facts.value(node.left))} {op} "
                                f"{_arg(synth, right, facts.value(right))}")
         elif isinstance(node, cst.AugAssign):
             target = synth.bind(facts.value(node.target))
-            synth.lines.append(f"{target} {_operator(node)} {_arg(synth, node.value, facts.value(node.value))}")
+            synth.lines.append(f"{target} {operator(node.operator)} {_arg(synth, node.value, facts.value(node.value))}")
             synth.lines.append(f"__result__ = {target}")
         elif isinstance(node, (cst.Subscript, cst.Assign)):
             subscript = node if isinstance(node, cst.Subscript) else node.targets[0].target
@@ -417,6 +398,10 @@ def _discarded_cast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     if not isinstance(result, TensorValue) or not result.dtypes or len(result.dtypes) != 1 \
             or result.dtypes == callee.receiver.dtypes:
         return None
+    target = describe_dtypes(result.dtypes)
+    if not allowlist.allowed_method(callee.name) or not allowlist.torch_dtype(target) or \
+            not all(allowlist.identifier(k) for k in callee.args.kw):
+        return None
     synth = Synth(facts)
     try:
         receiver = synth.bind(callee.receiver)
@@ -424,8 +409,7 @@ def _discarded_cast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
             [f"{k}={synth.expr(v)}" for k, v in callee.args.kw.items()]
     except _Unrenderable:
         return None
-    target = describe_dtypes(result.dtypes)
-    shown = facts.text(node)
+    shown = _quoted(facts, node)
     synth.lines += [
         f"{receiver}.{callee.name}({', '.join(args)})",
         f"assert {receiver}.dtype == torch.{target}, "
@@ -457,7 +441,7 @@ def _loss_broadcast(facts: Facts) -> Optional[Tuple[str, str, bool]]:
             return None
     except _Unrenderable:
         return None
-    shown = facts.text(node)
+    shown = _quoted(facts, node)
     a, b = names
     synth.lines += [
         f"__result__ = {func}({a}, {b})",
@@ -495,12 +479,12 @@ def _always_false_comparison(facts: Facts) -> Optional[Tuple[str, str, bool]]:
         other_text = synth.expr(facts.value(other))
         tensor_value = facts.value(receiver)
         shape = synth.dims(tensor_value.shape if isinstance(tensor_value, TensorValue) else None)
+        replaced = _on_fresh_tensor(tensor_side, facts)
+        op = operator(node.comparisons[0].operator)
     except _Unrenderable:
         return None
-    replaced = cst.Module(body=[]).code_for_node(tensor_side.deep_replace(receiver, cst.Name("__t__")))
-    op = cst.Module(body=[]).code_for_node(node.comparisons[0].operator).strip()
     expression = f"{replaced} {op} {other_text}" if tensor_side is sides[0] else f"{other_text} {op} {replaced}"
-    shown = facts.text(node)
+    shown = _quoted(facts, node)
     tried = ", ".join(TRIED_DTYPES)
     synth.lines += [
         "__outcomes__ = []",
@@ -511,6 +495,29 @@ def _always_false_comparison(facts: Facts) -> Optional[Tuple[str, str, bool]]:
         f"{f'`{shown}` is False for a tensor of every dtype ({tried})'!r}",
     ]
     return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
+def _on_fresh_tensor(side: Any, facts: Facts) -> str:
+    """``x.dtype`` or ``x.type()`` rewritten onto ``__t__``: the attribute or method name from
+    the allowlist, the arguments rendered from their literal values."""
+    if isinstance(side, cst.Attribute):
+        if side.attr.value not in allowlist.attributes():
+            raise _Unrenderable(f"attribute {side.attr.value}")
+        return f"__t__.{side.attr.value}"
+    if isinstance(side, cst.Call) and isinstance(side.func, cst.Attribute) and \
+            allowlist.allowed_method(side.func.attr.value):
+        args = []
+        for arg in side.args:
+            if arg.star or not is_literal(arg.value):
+                raise _Unrenderable("a non-literal argument")
+            value = render(literal_value(arg.value, facts.module))
+            if arg.keyword is not None:
+                if not allowlist.identifier(arg.keyword.value):
+                    raise _Unrenderable("odd keyword argument name")
+                value = f"{arg.keyword.value}={value}"
+            args.append(value)
+        return f"__t__.{side.func.attr.value}({', '.join(args)})"
+    raise _Unrenderable(type(side).__name__)
 
 
 def _tensor_receivers(side: Any, facts: Facts) -> List[Any]:
@@ -528,7 +535,8 @@ def _not_default_float(facts: Facts) -> Optional[Tuple[str, str, bool]]:
     made = generic(facts)
     if made is None:
         return None
-    snippet, shown, needs_cuda = made
+    snippet, _, needs_cuda = made
+    shown = _quoted(facts, _operation(facts))
     snippet += (f"assert __result__.dtype == torch.get_default_dtype(), "
                 f"{f'`{shown}` gives '!r} + str(__result__.dtype) + ', not the default ' + "
                 f"str(torch.get_default_dtype()) + ' of nn layers'\n")
@@ -545,7 +553,15 @@ REPRODUCERS: Dict[str, Reproducer] = {
 }
 
 
+def _quoted(facts: Facts, node: Any) -> str:
+    """The user's expression for an assert message in a snippet (a repr'd string: data, never
+    code), shortened to stay under the guard's string limit."""
+    return _shorten(facts.text(node), 160)
+
+
 def build(facts: Facts) -> Optional[Reproduction]:
+    """The reproduction of one finding, None when it cannot be built; raises
+    ``UnsafeSnippet`` when a snippet was made but the guard refused it (it never runs)."""
     rule = get_rule(facts.code)
     claim = rule.runtime if rule is not None else None
     hook = getattr(rule, "reproduce", None) if rule is not None else None
@@ -560,6 +576,7 @@ def build(facts: Facts) -> Optional[Reproduction]:
         made = generic(facts)
     if made is None:
         return None
+    verify(made[0])
     return Reproduction(None, made[0], claim, made[1], made[2])
 
 
@@ -598,13 +615,26 @@ def verdict(repro: Reproduction, device: str, result: Dict[str, Any]) -> str:
     return f"not reproduced on {device}: `{repro.summary}` ran without error{shown}"
 
 
+#: What every saved script starts with after its comment header: ours, never the user's.
+SCRIPT_PREFIX = 'import os\n\nDEVICE = os.environ.get("TTL_DEVICE", "cpu")\n' + PRELUDE
+
+
+def comment_line(text: str) -> str:
+    """User text as one ``#`` comment line: every character Python or an editor may treat as
+    a line break (or any other unprintable one) is written as its escape."""
+    return "# " + "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 def script(repro: Reproduction) -> str:
-    """A reproduction as a standalone script: ``TTL_DEVICE=cuda python repro.py``."""
+    """A reproduction as a standalone script: ``TTL_DEVICE=cuda python repro.py``. The user's
+    path and expression appear only in comments; raises ``UnsafeSnippet`` if the result is
+    not exactly comments + ``SCRIPT_PREFIX`` + a snippet the guard accepts."""
     finding = repro.finding
-    header = (f'"""{finding.code} at {finding.path}:{finding.line}: `{repro.summary}`, rebuilt by '
-              f'torchtype-lint check --confirm from the inferred dtypes and shapes."""\n')
-    header = header.replace("\\", "\\\\")
-    return header + 'import os\n\nDEVICE = os.environ.get("TTL_DEVICE", "cpu")\n' + PRELUDE + repro.source
+    header = [comment_line(f"{finding.code} at {finding.path}:{finding.line}: `{repro.summary}`"),
+              "# rebuilt by torchtype-lint check --confirm from the inferred dtypes and shapes"]
+    text = "\n".join(header) + "\n" + SCRIPT_PREFIX + repro.source
+    verify_script(text, SCRIPT_PREFIX)
+    return text
 
 
 def save_scripts(repros: Sequence[Reproduction], directory: str) -> None:
@@ -617,8 +647,13 @@ def save_scripts(repros: Sequence[Reproduction], directory: str) -> None:
         finding = repro.finding
         stem = _re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(finding.path))[0])
         name = os.path.join(directory, f"{stem}_L{finding.line}_{finding.code}.py")
-        with open(name, "w", encoding="utf-8") as handle:
-            handle.write(script(repro))
+        try:
+            text = script(repro)
+        except UnsafeSnippet as exc:
+            finding.confirmations.append(f"reproduction not saved: {exc}")
+            continue
+        with open(name, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
         finding.confirmations.append(f"reproduction: {name}")
 
 
@@ -657,6 +692,10 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
             facts = facts_by_key.get((finding.code, line, column))
             try:
                 repro = build(facts) if facts is not None else None
+            except UnsafeSnippet as exc:
+                finding.confirmations.append(
+                    f"not confirmed: the reproduction was refused by the snippet guard ({exc})")
+                continue
             except Exception as exc:  # noqa: BLE001 - one odd finding must not stop the others
                 finding.confirmations.append(
                     f"not confirmed: building the reproduction failed ({type(exc).__name__}: {exc})")
