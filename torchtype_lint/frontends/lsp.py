@@ -300,13 +300,15 @@ def non_overlapping(edits: Sequence[Tuple[Location, str]]) -> List[Tuple[Locatio
 def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handlers belong together
     """The pygls server with every handler registered (imported here: pygls is optional)."""
     from lsprotocol import types as T
-    from pygls.lsp.server import LanguageServer
     from pygls.uris import to_fs_path
+
+    from .lsp_replies import ReplyingLanguageServer
 
     # Notebooks: every cell is synced (markdown too) so that cell numbers match the file's.
     notebook_sync = T.NotebookDocumentSyncOptions(
         notebook_selector=[T.NotebookDocumentFilterWithNotebook(notebook="*")], save=True)
-    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+    # Every request gets a reply, even one whose params pygls cannot read (see lsp_replies).
+    server = ReplyingLanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
                             notebook_document_sync=notebook_sync)
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchtype-lint")
     #: By document URI; a notebook's analyses are stored under its cells' URIs.
