@@ -117,8 +117,8 @@ class Notebook:
 
 
 def _cell_source(cell: Dict[str, Any]) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+    source = cell["source"]  # validate() made sure it is a string or a list of strings
+    return "".join(source) if isinstance(source, list) else source
 
 
 def _parses(text: str) -> bool:
@@ -190,10 +190,100 @@ def _statement_starts(lines: Sequence[str]) -> List[bool]:
 
 
 def is_python_notebook(data: Dict[str, Any]) -> bool:
+    """Whether the kernel language is Python (or unstated); ``data`` passed ``validate``."""
     metadata = data.get("metadata") or {}
     language = ((metadata.get("language_info") or {}).get("name")
                 or (metadata.get("kernelspec") or {}).get("language"))
     return language is None or str(language).lower() == "python"
+
+
+def _kind(value: Any) -> str:
+    """How a JSON value is named in messages (JSON's words, not Python's)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _check_text(text: str, where: str) -> None:
+    """json.loads accepts a lone surrogate ("\\ud800"), which no Python source can hold."""
+    bad = next((char for char in text if 0xD800 <= ord(char) <= 0xDFFF), None)
+    if bad is not None:
+        raise NotebookError(f"not a valid notebook: {where} contains a lone surrogate (U+{ord(bad):04X}), "
+                            "which is not valid Unicode")
+
+
+def _optional_object(parent: Dict[str, Any], key: str, where: str) -> Dict[str, Any]:
+    """``parent[key]`` if it is an object, {} if absent or null; otherwise a NotebookError."""
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise NotebookError(f"not a valid notebook: `{where}` must be an object, not {_kind(value)}")
+    return value
+
+
+def _optional_string(parent: Dict[str, Any], key: str, where: str) -> None:
+    value = parent.get(key)
+    if value is not None and not isinstance(value, str):
+        raise NotebookError(f"not a valid notebook: `{where}` must be a string, not {_kind(value)}")
+
+
+def validate(data: Any) -> None:
+    """Raise NotebookError, naming the field, unless ``data`` has the nbformat 4 structure this
+    module reads: the version, the kernel language, and each cell's type and (for code cells)
+    source. Fields it does not read (outputs, ids, cell metadata) are not checked."""
+    if not isinstance(data, dict):
+        raise NotebookError(f"not a valid notebook: the top level must be an object, not {_kind(data)}")
+    version = data.get("nbformat")
+    if "nbformat" not in data:
+        raise NotebookError("not a valid notebook: no `nbformat` version (only nbformat 4 is supported)")
+    if not isinstance(version, int) or isinstance(version, bool):
+        shown = repr(version) if isinstance(version, float) else _kind(version)
+        raise NotebookError(f"not a valid notebook: `nbformat` must be an integer, not {shown}")
+    if version != 4:
+        raise NotebookError(f"not a valid notebook: nbformat {version} is not supported (only nbformat 4)")
+    minor = data.get("nbformat_minor", 0)
+    if not isinstance(minor, int) or isinstance(minor, bool) or minor < 0:
+        shown = minor if isinstance(minor, int) and not isinstance(minor, bool) else _kind(minor)
+        raise NotebookError(f"not a valid notebook: `nbformat_minor` must be a non-negative integer, not {shown}")
+    metadata = _optional_object(data, "metadata", "metadata")
+    _optional_string(_optional_object(metadata, "language_info", "metadata.language_info"),
+                     "name", "metadata.language_info.name")
+    _optional_string(_optional_object(metadata, "kernelspec", "metadata.kernelspec"),
+                     "language", "metadata.kernelspec.language")
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        found = "none" if "cells" not in data else _kind(cells)
+        raise NotebookError(f"not a valid notebook: `cells` must be an array, found {found}")
+    for number, cell in enumerate(cells, start=1):
+        where = f"cell {number} (`cells[{number - 1}]`)"
+        if not isinstance(cell, dict):
+            raise NotebookError(f"not a valid notebook: {where} must be an object, not {_kind(cell)}")
+        kind = cell.get("cell_type")
+        if not isinstance(kind, str):
+            found = "missing" if "cell_type" not in cell else _kind(kind)
+            raise NotebookError(f"not a valid notebook: {where} needs a string `cell_type`, found {found}")
+        if kind != "code":
+            continue  # markdown and raw cells are never read
+        source = cell.get("source")
+        if isinstance(source, str):
+            _check_text(source, f"the source of {where}")
+        elif isinstance(source, list):
+            for index, line in enumerate(source):
+                if not isinstance(line, str):
+                    raise NotebookError(f"not a valid notebook: the source of {where} must be a string or an "
+                                        f"array of strings; item {index} is {_kind(line)}")
+                _check_text(line, f"the source of {where}")
+        else:
+            found = "missing" if "source" not in cell else _kind(source)
+            raise NotebookError(f"not a valid notebook: the source of {where} must be a string or an array "
+                                f"of strings, found {found}")
 
 
 def parse_notebook(raw: str) -> Notebook:
@@ -201,10 +291,13 @@ def parse_notebook(raw: str) -> Notebook:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise NotebookError(f"not a valid notebook: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise NotebookError("not a valid notebook: no `cells` list (only nbformat 4 is supported)")
+    except RecursionError:  # json's parser recurses once per nesting level
+        raise NotebookError("not a valid notebook: JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer longer than sys.get_int_max_str_digits()
+        raise NotebookError(f"not a valid notebook: invalid JSON ({' '.join(str(exc).split())[:200]})") from None
+    validate(data)
     cells = code_cells((number, _cell_source(cell)) for number, cell in enumerate(data["cells"], start=1)
-                       if isinstance(cell, dict) and cell.get("cell_type") == "code")
+                       if cell["cell_type"] == "code")
     indent_match = re.search(r"\n( +)\S", raw)
     indent = len(indent_match.group(1)) if indent_match else None
     return Notebook(data, cells, indent, raw.endswith("\n"))
