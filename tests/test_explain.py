@@ -11,7 +11,10 @@ Three layers of checks:
 """
 from __future__ import annotations
 
+import errno
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -254,3 +257,39 @@ def test_explain_reports_files_it_cannot_analyse(tmp_path):
     plain = tmp_path / "plain.py"
     plain.write_text("x = 1\n")
     assert explain_path(str(plain)) == "(nothing to explain)\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_explain_refuses_a_fifo_instead_of_blocking(tmp_path):
+    # A named pipe called x.py with no writer: reading it would wait forever for one.
+    fifo = tmp_path / "x.py"
+    os.mkfifo(fifo)
+    proc = subprocess.run([sys.executable, "-m", "torchtype_lint", "explain", str(fifo)],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"torchtype-lint: error: could not read {fifo}: not a regular file\n"
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda path: None, os.strerror(errno.ENOENT)),  # the C library's wording, whatever the OS
+    (lambda path: path.mkdir(), os.strerror(errno.EISDIR)),
+])
+def test_explain_reports_a_file_it_cannot_read_as_an_error(tmp_path, capsys, make, reason):
+    path = tmp_path / "model.py"
+    make(path)
+    assert main(["explain", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"torchtype-lint: error: could not read {path}: {reason}\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any file")
+def test_explain_reports_an_unreadable_file_as_an_error(tmp_path, capsys):
+    path = tmp_path / "secret.py"
+    path.write_text("import torch\nx = torch.ones(2)\n")
+    path.chmod(0)
+    try:
+        assert main(["explain", str(path)]) == 2
+    finally:
+        path.chmod(0o644)
+    assert capsys.readouterr().err == f"torchtype-lint: error: could not read {path}: {os.strerror(errno.EACCES)}\n"

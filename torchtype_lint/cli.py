@@ -324,9 +324,13 @@ def run_rule(args: argparse.Namespace) -> int:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from .explain import explain_path
+    from .explain import ExplainError, explain_path
 
-    print(explain_path(args.path), end="")
+    try:
+        text = explain_path(args.path)
+    except ExplainError as exc:  # a missing or unreadable file, a FIFO: an error (2), not "explained" (0)
+        raise UsageError(str(exc)) from None
+    print(text, end="")
     return EXIT_CLEAN
 
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .check import Settings, check_path
+from .check import Settings, check_bytes
 from .selection import Selection
 
 #: How many provenance links a line shows (newest first, the root cause last).
@@ -27,9 +27,18 @@ SNIPPET_LIMIT = 50
 _TOOL_ONLY = Selection(select=["TTL0"])
 
 
+class ExplainError(Exception):
+    """The file cannot be explained at all: missing, unreadable, or not a regular file."""
+
+
 def explain_path(path: str) -> str:
-    result = check_path(path, Settings(selection=_TOOL_ONLY), display_path=path)
-    return explain_result(result)
+    from .runner import read_source  # the one reader of `check`: regular files only, never blocks
+
+    try:
+        data = read_source(path)
+    except OSError as exc:
+        raise ExplainError(f"could not read {path}: {exc.strerror or exc}") from None
+    return explain_result(check_bytes(data, path, Settings(selection=_TOOL_ONLY)))
 
 
 def explain_result(result) -> str:  # noqa: ANN001 - FileResult
