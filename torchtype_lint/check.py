@@ -18,6 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .findings import Finding, Location, ProvenanceStep
 from .rules.base import Report, Rule, all_rules
+from .screen import screen
 from .selection import Selection
 
 #: Files that mention none of these are not analysed (they cannot hold tensor code we know).
@@ -86,30 +87,17 @@ def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> 
 
 
 def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings] = None,
-                 keep_analysis: bool = False) -> FileResult:
-    """Analyse one file's text. Never raises: failures become TTL000/TTL001 findings."""
+                 keep_analysis: bool = False, tree: Optional[ast.AST] = None) -> FileResult:
+    """Analyse one file's text. Never raises: failures become TTL000/TTL001 findings.
+
+    ``tree``: CPython's ast of ``source`` when the caller has it (it spares the screen a parse)."""
     settings = settings or Settings()
     if not any(marker in source for marker in PREFILTER_MARKERS):
         return FileResult(path, [], source)
-    too_deep = _too_deeply_nested(source)
-    if too_deep is not None:
-        message, line, column = too_deep
-        return FileResult(path, _select([_tool_finding("TTL001", path, f"syntax error: {message}",
-                                                       line=line, column=column)], settings), source)
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        message, line, column = _python_syntax_error(source) or (
-            _one_line(exc.message), exc.raw_line, max(exc.raw_column, 0))
-        finding = _tool_finding("TTL001", path, f"syntax error: {message}", line=line, column=column)
-        return FileResult(path, _select([finding], settings), source)
-    except RecursionError:
-        return FileResult(path, _select([_tool_finding(
-            "TTL001", path, "could not parse file: nesting too deep for the parser")], settings), source)
-    except Exception as exc:  # noqa: BLE001 - a parser crash is a diagnostic, not a traceback
-        return FileResult(path, _select([_tool_finding(
-            "TTL000", path, f"internal error while parsing: {type(exc).__name__}: {_one_line(str(exc))}")],
-            settings), source)
+    module_or_finding = parse(source, path, tree)
+    if isinstance(module_or_finding, Finding):
+        return FileResult(path, _select([module_or_finding], settings), source)
+    module = module_or_finding
     try:
         findings, interpreter = _analyse(module, source, path, settings)
     except AnalysisBudgetExceeded:
@@ -125,6 +113,34 @@ def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings
     result = FileResult(path, _select(findings, settings), source, module if keep_analysis else None,
                         interpreter if keep_analysis else None)
     return result
+
+
+def parse(source: str, path: str = "<stdin>", tree: Optional[ast.AST] = None) -> Any:
+    """The libcst module of ``source``, or the TTL001/TTL000 finding that replaces it.
+
+    Every parse of user code goes through here: ``screen`` first turns inputs that would make
+    libcst hang or exhaust memory into a diagnostic (``tree``: a CPython ast the caller has)."""
+    rejected = screen(source, tree)
+    if rejected is not None:
+        return _tool_finding(rejected.code, path, rejected.message, line=rejected.line,
+                             column=rejected.column)
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        python_error = _python_syntax_error(source)
+        if python_error is None:
+            # Python accepts what libcst refuses (200,000 adjacent string literals): not the
+            # user's syntax error, but this file is not analysed.
+            return _tool_finding("TTL000", path, "not analysed: libcst's parser cannot read this "
+                                 f"file, which Python accepts ({_one_line(exc.message)})",
+                                 line=exc.raw_line, column=max(exc.raw_column, 0))
+        message, line, column = python_error
+        return _tool_finding("TTL001", path, f"syntax error: {message}", line=line, column=column)
+    except RecursionError:
+        return _tool_finding("TTL001", path, "could not parse file: nesting too deep for the parser")
+    except Exception as exc:  # noqa: BLE001 - a parser crash is a diagnostic, not a traceback
+        return _tool_finding("TTL000", path, "internal error while parsing: "
+                             f"{type(exc).__name__}: {_one_line(str(exc))}")
 
 
 def enabled_rules(selection: Selection) -> List[type]:
@@ -234,33 +250,6 @@ def _select(findings: Iterable[Finding], settings: Settings) -> List[Finding]:
 
 def _tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 0) -> Finding:
     return Finding(code, message, "error", path, Location(max(line, 1), column, max(line, 1), column))
-
-
-#: CPython's tokenizer refuses more nested brackets than this ("too many nested parentheses").
-PYTHON_MAX_BRACKET_DEPTH = 200
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
-
-
-def _too_deeply_nested(source: str) -> Optional[Tuple[str, int, int]]:
-    """Python's syntax error for brackets nested deeper than Python accepts, else None.
-
-    libcst accepts such input but parses it in superlinear time (1,000 nested calls take
-    about 14 s), so it is screened first; the count ignores strings and comments, so Python's
-    own parser has the last word. Costs about 1% of a parse."""
-    brackets = source.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-    if len(brackets) <= PYTHON_MAX_BRACKET_DEPTH:
-        return None
-    depth = deepest = 0
-    for byte in brackets:
-        if byte in b"([{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        else:
-            depth -= 1
-    if deepest <= PYTHON_MAX_BRACKET_DEPTH:
-        return None
-    return _python_syntax_error(source)
 
 
 def _python_syntax_error(source: str) -> Optional[Tuple[str, int, int]]:
