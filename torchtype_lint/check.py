@@ -9,6 +9,7 @@ import ast
 import codecs
 import io
 import re
+import time
 import tokenize
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -94,15 +95,18 @@ def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings
     settings = settings or Settings()
     if not any(marker in source for marker in PREFILTER_MARKERS):
         return FileResult(path, [], source)
+    # The budget is wall time for the whole file: what parsing took is not left for analysis.
+    deadline = time.monotonic() + settings.time_budget
     module_or_finding = parse(source, path, tree)
     if isinstance(module_or_finding, Finding):
         return FileResult(path, _select([module_or_finding], settings), source)
     module = module_or_finding
     try:
-        findings, interpreter = _analyse(module, source, path, settings)
+        findings, interpreter = _analyse(module, source, path, settings, deadline)
     except AnalysisBudgetExceeded:
         findings, interpreter = [_tool_finding(
-            "TTL000", path, f"analysis stopped after its time budget of {settings.time_budget:g}s")], None
+            "TTL000", path, f"analysis stopped after its time budget of {settings.time_budget:g}s "
+                            "(parsing included; raise it with --time-budget)")], None
     except RecursionError:
         findings, interpreter = [_tool_finding(
             "TTL000", path, "internal error: expressions nested too deeply to analyse")], None
@@ -147,8 +151,8 @@ def enabled_rules(selection: Selection) -> List[type]:
     return [r for r in all_rules() if r.listens and selection.is_enabled(r.code, r.default_enabled)]
 
 
-def _analyse(module: cst.Module, source: str, path: str,
-             settings: Settings) -> Tuple[List[Finding], Interpreter]:
+def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
+             deadline: float) -> Tuple[List[Finding], Interpreter]:
     reports: Dict[Tuple[str, Any], Report] = {}
 
     def sink(report: Report) -> None:
@@ -160,7 +164,7 @@ def _analyse(module: cst.Module, source: str, path: str,
         rule: Rule = rule_cls(sink)
         for node_type in rule_cls.listens:
             listeners.setdefault(node_type, []).append(rule.visit)
-    interpreter = Interpreter(module, listeners, settings.time_budget).run()
+    interpreter = Interpreter(module, listeners, deadline - time.monotonic()).run()
     if not reports:
         return [], interpreter
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)

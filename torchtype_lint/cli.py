@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import __version__
+from .settings import DEFAULT_TIME_BUDGET
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -79,7 +80,10 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     fix.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, change nothing")
     fix.add_argument("--exit-non-zero-on-fix", action="store_true",
                      help="exit 1 when fixes were applied, even if nothing is left")
-    parser.add_argument("--time-budget", type=float, default=10.0, help="seconds per file before TTL000")
+    parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
+                        help="wall seconds per file, parsing included, before TTL000 "
+                             f"(default {DEFAULT_TIME_BUDGET:g}; the file's worker is killed "
+                             "if it has not stopped soon after)")
     perf = parser.add_argument_group("performance")
     perf.add_argument("-j", "--jobs", type=int, default=None,
                       help="worker processes (default: one per core; 1 analyses in this process)")

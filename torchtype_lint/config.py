@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .settings import Settings
+from .settings import DEFAULT_TIME_BUDGET, Settings
 from .files import DEFAULT_EXCLUDES, discover
 from .selection import Selection, SelectionError, validate_prefixes
 
@@ -203,14 +203,14 @@ class RunPlan:
     force_exclude: bool = False
     #: False: --no-respect-gitignore (otherwise the configuration decides, default true).
     respect_gitignore: bool = True
-    time_budget: float = 10.0
+    time_budget: float = DEFAULT_TIME_BUDGET
     _by_directory: Dict[str, Optional[Config]] = field(default_factory=dict, repr=False)
     _by_file: Dict[str, Config] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_args(cls, select: Optional[Sequence[str]], extend_select: Sequence[str] = (),
                   ignore: Sequence[str] = (), exclude: Sequence[str] = (), config_path: Optional[str] = None,
-                  isolated: bool = False, force_exclude: bool = False, time_budget: float = 10.0,
+                  isolated: bool = False, force_exclude: bool = False, time_budget: float = DEFAULT_TIME_BUDGET,
                   respect_gitignore: bool = True) -> "RunPlan":
         plan = cls(
             select=validate_prefixes(select, "--select") if select is not None else None,

@@ -2,13 +2,13 @@
 
 * With a cache, every file's bytes are hashed here first; a hit costs nothing more (a fully
   warm run never imports the parser, the engine or the rules).
-* The misses are analysed in-process when there is one of them or ``jobs == 1``, otherwise by a
-  small pool of worker processes. The pool is ours rather than ``concurrent.futures``' so that
-  a worker stuck in one native call (libcst's parser is superlinear on some generated inputs
-  and cannot be interrupted) or killed by the OS costs one TTL000 finding for its file, never
-  the run: the parent stops it after a hard deadline and starts a fresh one.
-* Analysis runs in a thread with a large stack and a raised recursion limit, so deeply nested
-  expressions are analysed instead of overflowing the C stack.
+* The misses are analysed by a small pool of worker processes, even for one file or
+  ``jobs == 1``: a worker's address space is capped and the parent kills it at a hard
+  wall-clock deadline, so a file that makes libcst's native parser run away or exhaust memory
+  costs one TTL000 finding, never the run. The pool is ours rather than ``concurrent.futures``'
+  so that one stuck worker can be stopped and replaced.
+* Analysis runs on a deep stack (``bounded.call_deep``), so deeply nested expressions are
+  analysed instead of overflowing the C stack.
 * Results come back in discovery order whatever the scheduling.
 """
 from __future__ import annotations
@@ -16,29 +16,24 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
-import threading
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from . import bounded
 from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
 from .files import discover
 from .findings import Finding, Location
+from .screen import MAX_SOURCE_CHARS
 
 from .settings import FileResult
 
 if TYPE_CHECKING:  # the engine is imported only once some file really needs analysing
     from .settings import Settings
 
-#: Stack of the analysis thread; only the pages really touched are committed.
-ANALYSIS_STACK_BYTES = 512 * 1024 * 1024
-#: Recursion limit while analysing: deep enough for 1,000-deep nesting, far below the stack.
-ANALYSIS_RECURSION_LIMIT = 50_000
-
-_recursion_lock = threading.Lock()
-_recursion_users = 0
-_saved_recursion_limit = 0
+#: Bytes read from one file at most: the screen refuses sources longer than this anyway, and a
+#: 50 MB file must not be read, decoded and parsed only to be refused.
+MAX_READ_BYTES = 4 * MAX_SOURCE_CHARS
 
 
 def default_jobs() -> int:
@@ -49,10 +44,8 @@ def default_jobs() -> int:
 
 
 def hard_deadline(settings: "Settings") -> float:
-    """Wall seconds after which a worker's file is abandoned. The engine's time budget bounds
-    the analysis; this also bounds parsing, which the budget cannot interrupt."""
-    budget = float(getattr(settings, "time_budget", 10.0) or 10.0)
-    return budget * 2 + 20.0
+    """Wall seconds after which a worker's file is abandoned (see ``bounded.hard_deadline``)."""
+    return bounded.hard_deadline(getattr(settings, "time_budget", 10.0))
 
 
 def run_paths(paths: Sequence[str], settings: "Settings", excludes: Sequence[str] = (),
@@ -65,10 +58,10 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
               cache: Optional[Cache] = None) -> List["FileResult"]:
     """Check ``files``; ``jobs=None`` means one worker per available core.
 
-    In-process results keep the libcst nodes of their findings (``finding.node``,
-    ``fix.old``/``fix.new``), which applying fixes needs; results from the cache or from a
-    worker process carry locations and fix text only. Callers that apply fixes pass
-    ``jobs=1, cache=None``.
+    Results carry locations and fix text, not libcst nodes (they come from the cache or from a
+    worker process); ``fix.py`` re-analyses the files it fixes. Where no worker process can be
+    started (a daemonic process may not have children), files are analysed in this process
+    on a deep stack, bounded only by the screen and the engine's time budget.
     """
     paths = list(files)
     results: List[Any] = [None] * len(paths)
@@ -87,14 +80,22 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
         todo.append((index, path))
 
     workers = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
-    if workers <= 1:
+    if not workers:
+        return results
+    if not _may_start_workers():
         for index, path in todo:
-            result = check_file(path, settings, cache)
-            results[index] = result
-    else:
-        for index, path, dicts in _run_pool(todo, settings, workers, cache):
-            results[index] = _file_result(path, [finding_from_dict(d, path) for d in dicts], None)
+            results[index] = check_file(path, settings, cache)
+        return results
+    for index, path, dicts in _run_pool(todo, settings, workers, cache):
+        results[index] = _file_result(path, [finding_from_dict(d, path) for d in dicts], None)
     return results
+
+
+def _may_start_workers() -> bool:
+    import multiprocessing
+
+    # multiprocessing refuses children to daemonic processes (a worker of another tool's pool).
+    return not multiprocessing.current_process().daemon
 
 
 def check_file(path: str, settings: "Settings", cache: Optional[Cache] = None) -> "FileResult":
@@ -113,9 +114,13 @@ def read_source(path: str) -> bytes:
     """The file's bytes. Only regular files: reading a named pipe or a device that happens to
     be called ``x.py`` would block the run forever."""
     with open(path, "rb", opener=_open_nonblocking) as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return handle.read()
+        if info.st_size > MAX_READ_BYTES:
+            raise OSError(errno.EFBIG, f"file too large to analyse: {info.st_size:,} bytes "
+                                       f"(torchtype-lint's limit is {MAX_READ_BYTES:,})")
+        return handle.read(MAX_READ_BYTES + 1)
 
 
 def _open_nonblocking(path: str, flags: int) -> int:
@@ -124,71 +129,26 @@ def _open_nonblocking(path: str, flags: int) -> int:
 
 
 def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResult":
-    """``check.check_bytes`` in a thread with a big stack and a raised recursion limit."""
+    """``check.check_bytes`` on a deep stack (``bounded.call_deep``). Never raises."""
     from .check import check_bytes
 
-    box: Dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["result"] = check_bytes(data, path, settings)
-        except BaseException as exc:  # noqa: BLE001 - MemoryError and the like: one file's loss
-            box["error"] = exc
-
-    _raise_recursion_limit()
     try:
-        thread = _start_deep_thread(target)
-        thread.join()
-    finally:
-        _restore_recursion_limit()
-    if "result" in box:
-        return box["result"]
-    exc = box.get("error")
-    message = f"internal error while analysing this file: {type(exc).__name__}: {exc}" if exc \
-        else "internal error: the analysis thread ended without a result"
-    return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
-
-
-# ---------------------------------------------------------------------- deep stack
-
-
-def _start_deep_thread(target: Any) -> threading.Thread:
-    with _recursion_lock:  # stack_size is process-wide: set it only around this start
-        previous = threading.stack_size()
-        try:
-            threading.stack_size(ANALYSIS_STACK_BYTES)
-        except (ValueError, RuntimeError):  # platforms with a lower ceiling keep their default
-            pass
-        try:
-            thread = threading.Thread(target=target, name="torchtype-lint-analysis", daemon=True)
-            thread.start()
-        finally:
-            threading.stack_size(previous)
-    return thread
-
-
-def _raise_recursion_limit() -> None:
-    global _recursion_users, _saved_recursion_limit
-    with _recursion_lock:
-        if _recursion_users == 0:
-            _saved_recursion_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved_recursion_limit, ANALYSIS_RECURSION_LIMIT))
-        _recursion_users += 1
-
-
-def _restore_recursion_limit() -> None:
-    global _recursion_users
-    with _recursion_lock:
-        _recursion_users -= 1
-        if _recursion_users == 0:
-            sys.setrecursionlimit(_saved_recursion_limit)
+        return bounded.call_deep(check_bytes, data, path, settings)
+    except BaseException as exc:  # noqa: BLE001 - MemoryError and the like: one file's loss
+        message = f"internal error while analysing this file: {type(exc).__name__}: {exc}"
+        return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
 
 
 # ---------------------------------------------------------------------- worker pool
 
 
 def _worker_main(conn: Any, settings: "Settings", cache: Optional[Cache]) -> None:
-    """A pool worker: receive a path, send back ``(findings as dicts)``; ``None`` ends it."""
+    """A pool worker: receive a path, send back ``(findings as dicts, retire)``; ``None`` ends it.
+
+    Its address space is capped once at start: a file that needs more memory fails here
+    (MemoryError, or a native abort the parent reports), not on the machine."""
+    started_size = bounded.address_space()
+    bounded.limit_memory(bounded.MEMORY_LIMIT_BYTES + bounded.ANALYSIS_STACK_BYTES)
     while True:
         try:
             message = conn.recv()
@@ -197,7 +157,13 @@ def _worker_main(conn: Any, settings: "Settings", cache: Optional[Cache]) -> Non
         if message is None:
             return
         result = check_file(message, settings, cache)
-        conn.send([finding_to_dict(f) for f in result.findings])
+        # A worker whose heap grew by half its allowance makes way for a fresh one, so one big
+        # file's leftovers never make the next file fail for want of memory.
+        retire = bool(started_size) and \
+            bounded.address_space() - started_size > bounded.MEMORY_LIMIT_BYTES // 2
+        conn.send(([finding_to_dict(f) for f in result.findings], retire))
+        if retire:
+            return
 
 
 class _Worker:
@@ -268,7 +234,7 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
                 index, path = worker.task
                 if worker.conn in ready:
                     try:
-                        dicts = worker.conn.recv()
+                        dicts, retire = worker.conn.recv()
                     except (EOFError, OSError):
                         worker.process.join(timeout=5)  # reap it, so its exit code is known
                         code = worker.process.exitcode
@@ -276,9 +242,12 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
                         pool[slot] = _Worker(context, settings, cache)
                         yield index, path, _tool_dicts(path, settings, (
                             "internal error: the worker process analysing this file died"
-                            f" (exit code {code}); the file was skipped"))
+                            f" ({_exit_reason(code)}); the file was skipped"))
                         continue
                     worker.task = None
+                    if retire:
+                        worker.stop()
+                        pool[slot] = _Worker(context, settings, cache)
                     yield index, path, dicts
                 elif time.monotonic() - worker.started > deadline:
                     worker.stop(kill=True)
@@ -289,6 +258,14 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
     finally:
         for worker in pool:
             worker.stop(kill=worker.task is not None)
+
+
+def _exit_reason(code: Optional[int]) -> str:
+    if code is not None and code < 0:
+        # Killed by a signal: SIGKILL from the OS, or an abort when the memory cap was hit.
+        return f"killed by signal {-code}, most likely out of memory (limit " \
+               f"{bounded.MEMORY_LIMIT_BYTES >> 30} GiB) or a crash in the parser"
+    return f"exit code {code}"
 
 
 # ---------------------------------------------------------------------- tool findings

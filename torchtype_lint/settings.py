@@ -16,10 +16,14 @@ if TYPE_CHECKING:
     import libcst as cst
 
 
+#: Wall seconds one file may take, parsing included, before it becomes TTL000.
+DEFAULT_TIME_BUDGET = 20.0
+
+
 @dataclass
 class Settings:
     selection: Selection = field(default_factory=Selection)
-    time_budget: float = 10.0
+    time_budget: float = DEFAULT_TIME_BUDGET
     respect_noqa: bool = True
 
 

@@ -51,7 +51,7 @@ MAX_LOOP_ITERATIONS = 3
 #: How deep call-site re-analysis of user functions may nest.
 MAX_CALL_DEPTH = 3
 #: Per-file time budget (seconds); exceeding it raises AnalysisBudgetExceeded.
-DEFAULT_TIME_BUDGET = 10.0
+DEFAULT_TIME_BUDGET = 20.0
 
 _BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enumerate", "zip",
                   "list", "tuple", "dict", "set", "print", "isinstance", "super", "sum", "min",

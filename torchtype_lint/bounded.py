@@ -1,0 +1,248 @@
+"""Running one analysis under hard bounds: a deep stack, a wall-clock deadline, a memory cap.
+
+Every front end analyses user files through here (the CLI's worker pool in ``runner``, stdin,
+``explain``, ``--fix``, the flake8 plugin, the language server), because no check inside the
+analysis can stop libcst's native parser or a runaway allocation:
+
+* ``call_deep`` runs a function in a thread with a 512 MB stack and a raised recursion limit,
+  so deeply nested (but screened) expressions are analysed instead of overflowing the C stack;
+* ``call_bounded`` runs it in a forked child process that is killed at its deadline and whose
+  address space is capped, so a file costs at most a diagnostic, never the process that asked.
+
+Where ``fork`` does not exist (Windows) ``call_bounded`` runs the function in-process on the
+deep stack: the screen and the engine's time budget still apply, the hard kill does not.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import sys
+import threading
+import time
+import warnings
+from typing import Any, Callable, Dict, TypeVar
+
+T = TypeVar("T")
+
+#: Stack of the analysis thread; only the pages really touched are committed.
+ANALYSIS_STACK_BYTES = 512 * 1024 * 1024
+#: Recursion limit while analysing: deep enough for 2,500-deep nesting, far below the stack.
+ANALYSIS_RECURSION_LIMIT = 50_000
+#: Address space one analysis may add to its process: libcst needs about 1 GB for the largest
+#: file the screen lets through, and a runaway beyond this is stopped, not swapped.
+MEMORY_LIMIT_BYTES = 4 * 1024 * 1024 * 1024
+
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_saved_recursion_limit = 0
+
+
+class BoundExceeded(Exception):
+    """The analysis was stopped (deadline), died (memory, a crash) or raised in the child."""
+
+
+def hard_deadline(time_budget: float) -> float:
+    """Wall seconds after which an analysis is killed. The engine stops itself at the budget
+    (parsing included) and reports TTL000; the grace covers what it cannot interrupt."""
+    budget = float(time_budget or 0.0)
+    return budget + max(5.0, budget / 2)
+
+
+# ---------------------------------------------------------------------- deep stack
+
+
+def call_deep(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a thread with a big stack and a raised recursion limit."""
+    box: Dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = function(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    _raise_recursion_limit()
+    try:
+        thread = _start_deep_thread(target)
+        thread.join()
+    finally:
+        _restore_recursion_limit()
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise RuntimeError("the analysis thread ended without a result")
+    return box["value"]
+
+
+def _start_deep_thread(target: Any) -> threading.Thread:
+    with _recursion_lock:  # stack_size is process-wide: set it only around this start
+        previous = threading.stack_size()
+        try:
+            threading.stack_size(ANALYSIS_STACK_BYTES)
+        except (ValueError, RuntimeError):  # platforms with a lower ceiling keep their default
+            pass
+        try:
+            thread = threading.Thread(target=target, name="torchtype-lint-analysis", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    return thread
+
+
+def _raise_recursion_limit() -> None:
+    global _recursion_users, _saved_recursion_limit
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _saved_recursion_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved_recursion_limit, ANALYSIS_RECURSION_LIMIT))
+        _recursion_users += 1
+
+
+def _restore_recursion_limit() -> None:
+    global _recursion_users
+    with _recursion_lock:
+        _recursion_users -= 1
+        if _recursion_users == 0:
+            sys.setrecursionlimit(_saved_recursion_limit)
+
+
+# ---------------------------------------------------------------------- memory
+
+
+def address_space() -> int:
+    """This process's current virtual size in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def limit_memory(extra: int) -> bool:
+    """Cap this process's address space at its current size plus ``extra`` bytes (Linux).
+    False where that cannot be done; the deadline still bounds the run."""
+    try:
+        import resource
+    except ImportError:
+        return False
+    current = address_space()
+    if not current:
+        return False
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = current + extra
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------- killable child
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork")
+
+
+def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
+                 memory: int = MEMORY_LIMIT_BYTES) -> T:
+    """``function(*args)`` in a forked child on a deep stack, killed after ``seconds`` of wall
+    time, its address space capped at ``memory`` more than the parent's. The result comes back
+    pickled, so it must not hold libcst nodes. Raises ``BoundExceeded`` when the child is
+    stopped, dies, or raises."""
+    if not can_fork():
+        return call_deep(function, *args)
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about forking a threaded process (the language server is one);
+        # the child runs only this analysis and leaves with os._exit, never touching locks
+        # another thread might hold.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_end)
+        _child(function, args, write_end, memory + ANALYSIS_STACK_BYTES)
+    os.close(write_end)
+    try:
+        data = _read_until(read_end, time.monotonic() + seconds)
+    finally:
+        os.close(read_end)
+    if data is None:
+        _kill(pid)
+        raise BoundExceeded(f"did not finish within {seconds:g}s of wall time (parsing included); "
+                            "it was stopped")
+    status = _reap(pid)
+    if not data:
+        raise BoundExceeded(f"the analysis process {_death(status)}")
+    kind, value = pickle.loads(data)
+    if kind == "error":
+        raise BoundExceeded(value)
+    return value
+
+
+def _child(function: Callable[..., Any], args: Any, write_end: int, memory: int) -> None:
+    """Body of the forked child: compute, send, and leave without running the parent's exit
+    handlers (flake8's, pytest's, the language server's)."""
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child with its parent
+        limit_memory(memory)
+        try:
+            payload = pickle.dumps(("ok", call_deep(function, *args)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # noqa: BLE001 - MemoryError and the like: reported, not raised
+            payload = pickle.dumps(("error", f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
+        view = memoryview(payload)
+        while view:
+            written = os.write(write_end, view)
+            view = view[written:]
+    except BaseException:  # noqa: BLE001 - nothing may escape into the parent's code
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _read_until(fd: int, deadline: float) -> Any:
+    """Everything written to ``fd`` until EOF; None when the deadline passes first."""
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _reap(pid)
+
+
+def _reap(pid: int) -> int:
+    while True:
+        try:
+            return os.waitpid(pid, 0)[1]
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return 0
+
+
+def _death(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
+        hint = " (out of memory or a crash in the parser)" if name in ("SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS") else ""
+        return f"was killed by {name}{hint}"
+    return f"exited with status {os.WEXITSTATUS(status)} without a result"
