@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 import textwrap
-from typing import List
+from typing import Dict, List, Optional
 
 import pytest
 
@@ -503,15 +503,18 @@ QUOTED = [
 ]
 
 _QUOTE = __import__("re").compile(r"""\((?:torch: )?(?P<q>["'])(?P<text>.+?)(?P=q)\)""")
+#: Between two wordings of one message: `"A" or "B"` (torch_messages.TorchMessage.quoted).
+_OR = __import__("re").compile(r"""["'] or ["']""")
 
 
-def test_quoted_torch_messages_match_what_torch_raises():
-    quotes = {}
-    for snippet, code in QUOTED:
-        finding = only(snippet, code)
-        match = _QUOTE.search(finding.message)
-        assert match, f"{code}: no quoted torch message in {finding.message}"
-        quotes[snippet] = match.group("text")
+def _variants(message: str) -> List[str]:
+    match = _QUOTE.search(message)
+    assert match, f"no quoted torch message in {message}"
+    return _OR.split(match.group("text"))
+
+
+def _raised(snippets: List[str], header: str = HEADER) -> Dict[str, Optional[str]]:
+    """The first line of what each snippet raises under the installed torch (None: nothing)."""
     script = textwrap.dedent("""
         import json, sys, warnings
         warnings.simplefilter("ignore")
@@ -524,12 +527,68 @@ def test_quoted_torch_messages_match_what_torch_raises():
                 out[snippet] = str(exc).splitlines()[0]
         print(json.dumps(out))
     """)
-    proc = subprocess.run([sys.executable, "-c", script, HEADER], input=json.dumps(list(quotes)),
+    proc = subprocess.run([sys.executable, "-c", script, header], input=json.dumps(snippets),
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
-    raised = json.loads(proc.stdout.strip().splitlines()[-1])
-    wrong = {s: (quotes[s], raised[s]) for s in quotes if raised[s] is None or quotes[s] not in raised[s]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_quoted_torch_messages_match_what_torch_raises():
+    # torch words some failures differently per CPU backend (oneDNN kernels or not): a quote
+    # lists every wording, and what this machine's torch raises must be one of them.
+    quotes = {snippet: _variants(only(snippet, code).message) for snippet, code in QUOTED}
+    raised = _raised(list(quotes))
+    wrong = {s: (quotes[s], raised[s]) for s in quotes
+             if raised[s] is None or not any(v in raised[s] for v in quotes[s])}
     assert not wrong, wrong
+
+
+# Convolutions on float16/bfloat16 input with float32 weights and no bias check first: oneDNN's
+# kernels (CPUs with float16/bfloat16 support) and the reference kernels word it differently.
+BACKEND_DEPENDENT = [
+    "a = nn.ConvTranspose2d(3, 2, 3)(torch.ones(1, 3, 5, 5).half())",
+    "a = nn.ConvTranspose1d(3, 2, 3, bias=False)(torch.ones(1, 3, 5).half())",
+    "a = nn.Conv2d(3, 2, 3, bias=False)(torch.ones(1, 3, 5, 5).half())",
+    "a = nn.Conv1d(3, 2, 3, bias=False)(torch.ones(1, 3, 5).bfloat16())",
+]
+
+
+@pytest.mark.parametrize("snippet", BACKEND_DEPENDENT)
+def test_backend_dependent_conv_messages_quote_both_wordings(snippet):
+    finding = only(snippet, "TTL401")
+    dtype = "Half" if ".half()" in snippet else "BFloat16"
+    assert _variants(finding.message) == [
+        f"expected scalar type {dtype} but found Float",
+        f"Input type (torch.{dtype}Tensor) and weight type (torch.FloatTensor) should be the same"]
+
+
+def test_backend_dependent_conv_messages_match_torch_with_and_without_onednn():
+    # The reference kernels are what a CPU without oneDNN float16/bfloat16 support runs; with
+    # oneDNN disabled every machine runs them, so that wording is checked everywhere.
+    quotes = {snippet: _variants(only(snippet, "TTL401").message)
+              for snippet in BACKEND_DEPENDENT}
+    for header in (HEADER, HEADER + "torch.backends.mkldnn.enabled = False\n"):
+        raised = _raised(list(quotes), header)
+        wrong = {s: raised[s] for s in quotes if raised[s] is None or not any(v in raised[s] for v in quotes[s])}
+        assert not wrong, (header, wrong)
+
+
+@pytest.mark.parametrize("code, wording", [
+    ("TTL401", "expected scalar type Half but found Float"),
+    ("TTL401", "Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same or input "
+               "should be a MKLDNN tensor and weight is a dense tensor"),
+    ("TTL401", "Input type (c10::Half) and bias type (float) should be the same"),
+    ("TTL202", "expected scalar type Long but found Float"),
+    ("TTL202", "Input type (long int) and bias type (float) should be the same"),
+])
+def test_runtime_claims_accept_every_backend_wording(code, wording):
+    # The harness confirms a rule when a bad fixture fails as its claim says, on any machine.
+    from torchtype_lint.harness.confirm import claim_matches
+    from torchtype_lint.rules.base import get_rule
+
+    result = {"outcome": "raised", "exception": "RuntimeError", "mro": ["RuntimeError", "Exception"],
+              "message": wording}
+    assert claim_matches(get_rule(code).runtime, result, "cpu")
 
 
 def test_discarded_cast_on_a_loop_variable_gets_no_rebinding_fix():

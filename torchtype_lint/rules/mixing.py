@@ -19,6 +19,7 @@ from ..values import (
     TensorValue, Value, category,
 )
 from .base import RuntimeClaim, register
+from .torch_messages import TorchMessage
 from .dtype_support import (
     module_dtype_changed,
     castable,
@@ -160,34 +161,42 @@ def report_mismatch(rule: DtypeRule, ev: Any, node: Any, label: str, a: Value, b
 # --------------------------------------------------------------------------- TTL202
 
 
-def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[str]) -> str:
-    """What torch 2.13 prints when ``layer`` (params ``p_dtype``) gets ``x_dtype`` input (CPU)."""
+def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[str]) -> TorchMessage:
+    """What torch 2.13 prints when ``layer`` (params ``p_dtype``) gets ``x_dtype`` input (CPU),
+    in every wording the CPU backends use; empty where a wording is not known."""
     name = layer.short_name
     if x_dtype is None or p_dtype is None:
-        return "input and parameter dtypes must match"
+        return TorchMessage.of("input and parameter dtypes must match")
     x, p = scalar_type_name(x_dtype), scalar_type_name(p_dtype)
     if name in ("Linear", "LSTMCell", "GRUCell", "RNNCell"):
         if layer.config.get("bias") is False and name == "Linear":
-            return f"expected m1 and m2 to have the same dtype, but got: {c10_name(x_dtype)} != {c10_name(p_dtype)}"
-        return f"mat1 and mat2 must have the same dtype, but got {x} and {p}"
-    if name.startswith("ConvTranspose"):
+            return TorchMessage.of(f"expected m1 and m2 to have the same dtype, but got: "
+                                   f"{c10_name(x_dtype)} != {c10_name(p_dtype)}")
+        return TorchMessage.of(f"mat1 and mat2 must have the same dtype, but got {x} and {p}")
+    if name.startswith("Conv") and (name.startswith("ConvTranspose") or layer.config.get("bias") is False):
+        # No bias check first: the kernel's own check speaks, and which kernel runs depends on
+        # the CPU (oneDNN takes float16/bfloat16 input where the CPU supports it).
         if x_dtype in ("int64", "float64"):
-            return f"expected scalar type {x} but found {p}"
-        if x_dtype == "float16" and p_dtype == FLOAT32:
-            return "Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same"
-        return ""  # other combinations print device-specific type names
+            return TorchMessage.of(f"expected scalar type {x} but found {p}")  # never oneDNN's
+        if x_dtype in ("float16", "bfloat16") and p_dtype == FLOAT32:
+            return TorchMessage.of(f"expected scalar type {x} but found {p}",
+                                   f"Input type (torch.{x}Tensor) and weight type (torch.FloatTensor) "
+                                   "should be the same")
+        if name.startswith("ConvTranspose"):
+            return TorchMessage()  # other combinations print device-specific type names
+        return TorchMessage.of(f"expected scalar type {x} but found {p}")
     if name.startswith("Conv"):
-        if layer.config.get("bias") is False:
-            return f"expected scalar type {x} but found {p}"
-        return f"Input type ({c10_name(x_dtype)}) and bias type ({c10_name(p_dtype)}) should be the same"
+        return TorchMessage.of(f"Input type ({c10_name(x_dtype)}) and bias type ({c10_name(p_dtype)}) "
+                               "should be the same")
     if name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
                 "InstanceNorm3d") and category(x_dtype) < 2:
-        return f"\"batch_norm\" not implemented for '{x}'"
+        return TorchMessage.of(f"\"batch_norm\" not implemented for '{x}'")
     if name in NORM_LAYERS:
-        return "mixed dtype (CPU): all inputs must share same datatype."
+        return TorchMessage.of("mixed dtype (CPU): all inputs must share same datatype.")
     if name == "Bilinear":
-        return "All tensors must have the same dtype"
-    return f"expected m1 and m2 to have the same dtype, but got: {c10_name(x_dtype)} != {c10_name(p_dtype)}"
+        return TorchMessage.of("All tensors must have the same dtype")
+    return TorchMessage.of(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{c10_name(x_dtype)} != {c10_name(p_dtype)}")
 
 
 def module_call(ev: Any, node: cst.Call):
@@ -264,8 +273,9 @@ class LayerIntegerInput(DtypeRule):
             fix = Fix(x_node, cast_expr(x_node, target), f"Convert the input to {target}", safe=False)
         where = f"`{layer.short_name}`" + (f" (layer {path} of the nn.Sequential)" if path else "")
         torch_says = layer_message(layer, one(x), target)
-        exception = "NotImplementedError" if "not implemented" in torch_says else "RuntimeError"
-        quoted = f" ({said(torch_says)})" if torch_says else ""
+        exception = ("NotImplementedError" if any("not implemented" in v for v in torch_says.variants)
+                     else "RuntimeError")
+        quoted = f" ({torch_says.quoted()})" if torch_says else ""
         self.flag(ev, node,
                   f"{where} has {'/'.join(sorted(params))} parameters but gets a {show(x)} input"
                   f"{origin_note(x)}: torch raises {exception}{quoted}; {hint}",

@@ -11,15 +11,15 @@ from .base import RuntimeClaim, register
 from .dtype_support import (
     module_dtype_changed,
     castable,
-    said,
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
     matmul_operands, mismatch_kind, one, origin_note, pairs, show,
 )
 from .mixing import MATMUL_PATTERN, layer_message, module_call, report_mismatch
+from .torch_messages import TorchMessage
 
 
-def _quoted(torch_says: str) -> str:
-    return f" ({said(torch_says)})" if torch_says else ""
+def _quoted(torch_says: TorchMessage) -> str:
+    return f" ({torch_says.quoted()})" if torch_says else ""
 
 
 def _norm_rejects(x_dtype: str, p_dtype: str) -> bool:
