@@ -1,12 +1,22 @@
 """Content-hash cache of per-file findings, so that re-checking an unchanged file costs a hash.
 
-An entry's key is the SHA-256 of: the file's bytes, its displayed path, the tool's version, a
-fingerprint of the installed tool's own files (so editing a rule invalidates old entries even
-when the version string did not change) and the analysis settings (selection, noqa, budget...).
-The entry holds the findings as JSON. Entries are written to a temporary file in the same
-directory and renamed into place, so concurrent runs (a pre-commit hook beside an editor, or
-two CI jobs sharing a directory) never read a half-written entry; a corrupt or unreadable entry
-is treated as a miss.
+Each file has at most one entry per settings: the entry's name is a hash of the displayed path,
+the tool's version, a fingerprint of the installed tool's own files (so editing a rule
+invalidates old entries even when the version string did not change) and the analysis settings
+(selection, noqa, budget...); the entry holds the SHA-256 of the file's bytes and the findings as
+JSON, and answers only for those bytes. Editing a file overwrites its entry instead of adding
+one, so the cache does not grow with edits.
+
+Entries of other settings or tool versions are pruned by age: at most once a day
+(``PRUNE_EVERY``), on the first write of a run, entries not used for ``MAX_AGE`` are removed,
+then the oldest beyond ``MAX_ENTRIES``. A warm run (no writes) never scans the directory; a hit
+refreshes its entry's time only when it is older than ``TOUCH_AFTER``.
+
+Entries are written to a temporary file in the same directory and renamed into place, so
+concurrent runs (a pre-commit hook beside an editor, or two CI jobs sharing a directory) and
+killed runs never leave a half-written entry. Everything read back is validated field by field
+(types, ranges, the code pattern, the fix's shape); a corrupt, truncated or ill-typed entry is a
+miss, and the fresh analysis overwrites it.
 
 This module must stay cheap to import: a fully warm run never imports libcst or the engine.
 """
@@ -16,16 +26,31 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
+import time
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from . import __version__
 from .findings import Finding, Fix, Location, ProvenanceStep
 
 DEFAULT_CACHE_DIR = ".torchtype_lint_cache"
-#: Bumped whenever the entry format changes.
-FORMAT_VERSION = 1
+#: Bumped whenever the entry format changes (2: one entry per path, holding the content hash).
+FORMAT_VERSION = 2
 #: Codes whose findings depend on the run, not on the file (time budget, unreadable file).
 UNCACHEABLE_CODES = frozenset({"TTL000"})
+#: Seconds between two prunings of one cache directory.
+PRUNE_EVERY = 24 * 3600
+#: Entries not written or used for this long are removed by a pruning.
+MAX_AGE = 30 * 24 * 3600
+#: A hit refreshes its entry's time once it is this old (a cheap, rare write on a warm run).
+TOUCH_AFTER = 7 * 24 * 3600
+#: After pruning by age, the oldest entries beyond this many are removed too.
+MAX_ENTRIES = 50_000
+#: An entry bigger than this is not read (no real file has that many findings).
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
+#: Temporary files of killed writers are removed once this old.
+STALE_TMP_AGE = 3600
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _code_fingerprint: Optional[str] = None
@@ -61,8 +86,16 @@ def settings_fingerprint(settings: Any) -> str:
     return json.dumps(data, sort_keys=True, default=repr)
 
 
+@dataclass(frozen=True)
+class CacheKey:
+    #: Names the one entry of this path under these settings and this tool.
+    slot: str
+    #: SHA-256 of the file's bytes: the entry answers only for these bytes.
+    content: str
+
+
 class Cache:
-    """Findings per (file content, path, settings) under ``directory``."""
+    """Findings per (path, settings), valid for one file content, under ``directory``."""
 
     def __init__(self, directory: str = DEFAULT_CACHE_DIR, settings: Any = None):
         self.directory = directory
@@ -73,34 +106,44 @@ class Cache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, data: bytes, path: str) -> str:
-        digest = hashlib.sha256(self._salt)
-        digest.update(path.encode("utf-8", "surrogateescape"))
-        digest.update(b"\0")
-        digest.update(data)
-        return digest.hexdigest()
+    def key(self, data: bytes, path: str) -> CacheKey:
+        slot = hashlib.sha256(self._salt)
+        slot.update(path.encode("utf-8", "surrogateescape"))
+        return CacheKey(slot.hexdigest(), hashlib.sha256(data).hexdigest())
 
-    def _entry_path(self, key: str) -> str:
-        return os.path.join(self.entries_dir, key[:2], key + ".json")
+    def _entry_path(self, key: CacheKey) -> str:
+        return os.path.join(self.entries_dir, key.slot[:2], key.slot + ".json")
 
-    def get(self, key: str, path: str) -> Optional[List[Finding]]:
+    def get(self, key: CacheKey, path: str) -> Optional[List[Finding]]:
+        """The cached findings for this content, or None (absent, stale, corrupt, ill-typed)."""
+        entry_path = self._entry_path(key)
         try:
-            with open(self._entry_path(key), "rb") as handle:
-                entry = json.loads(handle.read())
-            findings = [finding_from_dict(d, path) for d in entry["findings"]]
-        except (OSError, ValueError, KeyError, TypeError):
+            with open(entry_path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                # read(n) would allocate n bytes up front: check the size, then read it all.
+                raw = handle.read() if info.st_size <= MAX_ENTRY_BYTES else b""
+            age = time.time() - info.st_mtime
+            entry = _DECODER.decode(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
+            entry = None
+        if not valid_entry(entry, key.content):
             self.misses += 1
             return None
+        if age > TOUCH_AFTER:
+            try:
+                os.utime(entry_path)  # still in use: keep it from being pruned by age
+            except OSError:
+                pass
         self.hits += 1
-        return findings
+        return [finding_from_dict(d, path) for d in entry["findings"]]
 
-    def put(self, key: str, findings: List[Finding]) -> bool:
+    def put(self, key: CacheKey, findings: List[Finding]) -> bool:
         """Store the findings unless one of them depends on the run; never raises."""
         if any(f.code in UNCACHEABLE_CODES for f in findings):
             return False
         return self.put_dicts(key, [finding_to_dict(f) for f in findings])
 
-    def put_dicts(self, key: str, findings: List[Dict[str, Any]]) -> bool:
+    def put_dicts(self, key: CacheKey, findings: List[Dict[str, Any]]) -> bool:
         if any(d["code"] in UNCACHEABLE_CODES for d in findings):
             return False
         target = self._entry_path(key)
@@ -112,7 +155,7 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump({"findings": findings}, handle, separators=(",", ":"))
+                    json.dump({"content": key.content, "findings": findings}, handle, separators=(",", ":"))
                 os.replace(tmp, target)  # atomic: readers see the old entry or the new, never half
             except BaseException:
                 try:
@@ -140,6 +183,167 @@ class Cache:
                 except OSError:
                     pass
         self._prepared = True
+        self._maybe_prune()
+
+    def _maybe_prune(self) -> None:
+        """Prune when the last pruning of this directory is older than ``PRUNE_EVERY``."""
+        stamp = os.path.join(self.entries_dir, "last-prune")
+        now = time.time()
+        try:
+            if now - os.stat(stamp).st_mtime < PRUNE_EVERY:
+                return
+        except OSError:
+            pass  # never pruned
+        try:
+            with open(stamp, "w", encoding="utf-8"):
+                pass  # first: a concurrent run sees a fresh stamp and does not prune as well
+        except OSError:
+            return
+        prune(self.directory, now)
+
+
+def prune(directory: str, now: Optional[float] = None) -> int:
+    """Remove entries unused for ``MAX_AGE``, then the oldest beyond ``MAX_ENTRIES``, stale
+    temporary files and the directories of older entry formats. Returns how many entries went."""
+    import shutil  # pruning is rare: keep the import off the warm path
+
+    now = time.time() if now is None else now
+    current = f"v{FORMAT_VERSION}"
+    removed = 0
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return 0
+    for name in names:
+        if re.fullmatch(r"v\d+", name) and name != current:
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)  # an older format
+    kept = []
+    for shard in _scandir(os.path.join(directory, current)):
+        if not shard.is_dir(follow_symlinks=False):
+            continue
+        for entry in _scandir(shard.path):
+            try:
+                mtime = entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            if entry.name.startswith(".tmp-"):
+                if now - mtime > STALE_TMP_AGE:
+                    _remove(entry.path)  # not an entry: what a killed writer left
+            elif not entry.name.endswith(".json"):
+                continue
+            elif now - mtime > MAX_AGE:
+                removed += _remove(entry.path)
+            else:
+                kept.append((mtime, entry.path))
+    if len(kept) > MAX_ENTRIES:
+        kept.sort()
+        for _, path in kept[:len(kept) - MAX_ENTRIES]:
+            removed += _remove(path)
+    return removed
+
+
+def _scandir(path: str) -> List[Any]:
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _remove(path: str) -> int:
+    try:
+        os.unlink(path)
+    except OSError:
+        return 0  # gone already (a concurrent pruning) or not ours to remove
+    return 1
+
+
+# ---------------------------------------------------------------------- validation
+# A cache entry is data from disk: anything may be in it (another tool's file, a torn write, a
+# hand edit). It becomes findings only if every field has the type and range a real one has.
+
+_CODE = re.compile(r"TTL\d{3}\Z")
+_SEVERITIES = frozenset({"error", "warning"})
+#: Lines, columns and cell numbers above this are nonsense, not a real file.
+MAX_POSITION = 10 ** 9
+_FINDING_KEYS = frozenset({"code", "message", "severity", "location", "provenance", "fix",
+                           "cell", "cell_source", "provenance_cells"})
+_FIX_KEYS = frozenset({"description", "safe", "location", "new_text"})
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} in a cache entry")  # NaN, Infinity: never written by us
+
+
+#: One decoder for every entry (``json.loads`` with options builds a new one per call).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _text(value: Any) -> bool:
+    if type(value) is not str:
+        return False
+    if value.isascii():  # the usual case, and O(1): CPython knows it from the string's kind
+        return True
+    try:
+        value.encode("utf-8")  # a lone surrogate would crash printing the finding
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _count(value: Any, least: int) -> bool:
+    # bool is an int subclass: ``true`` is not a line number.
+    return type(value) is int and least <= value <= MAX_POSITION
+
+
+def _valid_location(value: Any) -> bool:
+    if type(value) is not list or len(value) != 4:
+        return False
+    line, column, end_line, end_column = value
+    return (_count(line, 1) and _count(column, 0) and _count(end_line, line)
+            and _count(end_column, 0))
+
+
+def _valid_step(value: Any) -> bool:
+    return (type(value) is list and len(value) == 4 and _count(value[0], 0) and _count(value[1], 0)
+            and _text(value[2]) and _text(value[3]))
+
+
+def _valid_fix(value: Any) -> bool:
+    if value is None:
+        return True
+    return (type(value) is dict and set(value) <= _FIX_KEYS and _text(value.get("description"))
+            and type(value.get("safe")) is bool
+            and (value.get("location") is None or _valid_location(value["location"]))
+            and (value.get("new_text") is None or _text(value["new_text"])))
+
+
+def _valid_finding(d: Any) -> bool:
+    if type(d) is not dict or not set(d) <= _FINDING_KEYS:
+        return False
+    code = d.get("code")
+    if not (_text(code) and _CODE.match(code) and _text(d.get("message"))
+            and _text(d.get("severity")) and d["severity"] in _SEVERITIES  # a list is unhashable
+            and _valid_location(d.get("location"))):
+        return False
+    steps = d.get("provenance", [])
+    if type(steps) is not list or not all(_valid_step(s) for s in steps):
+        return False
+    if not _valid_fix(d.get("fix")):
+        return False
+    if "cell" not in d:  # a .py file's finding
+        return not ({"cell_source", "provenance_cells"} & set(d))
+    cells = d.get("provenance_cells", [])
+    return (_count(d["cell"], 1) and _text(d.get("cell_source", ""))
+            and type(cells) is list and all(_count(c, 0) for c in cells))
+
+
+def valid_entry(entry: Any, content: str) -> bool:
+    """Whether ``entry`` (parsed JSON) is a well-formed entry for the file content ``content``."""
+    return (type(entry) is dict and set(entry) == {"content", "findings"}
+            and entry["content"] == content
+            and type(entry["findings"]) is list
+            and all(_valid_finding(d) and d["code"] not in UNCACHEABLE_CODES for d in entry["findings"]))
 
 
 # ---------------------------------------------------------------------- (de)serialisation
