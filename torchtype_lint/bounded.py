@@ -40,7 +40,12 @@ _saved_recursion_limit = 0
 
 
 class BoundExceeded(Exception):
-    """The analysis was stopped (deadline), died (memory, a crash) or raised in the child."""
+    """The analysis was stopped (deadline), died (memory, a crash) or raised in the child
+    (``raised``: the message is then the exception's type and text)."""
+
+    def __init__(self, message: str, raised: bool = False):
+        super().__init__(message)
+        self.raised = raised
 
 
 def hard_deadline(time_budget: float) -> float:
@@ -180,7 +185,7 @@ def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
         raise BoundExceeded(f"the analysis process {_death(status)}")
     kind, value = pickle.loads(data)
     if kind == "error":
-        raise BoundExceeded(value)
+        raise BoundExceeded(value, raised=True)
     return value
 
 

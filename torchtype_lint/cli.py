@@ -201,11 +201,11 @@ def _check(args: argparse.Namespace) -> int:
     _output_format(args)  # reject a bad --output-format before doing the work
     results = []
     if args.stdin_filename or args.paths == ["-"]:
-        from .check import check_bytes  # here only: a warm-cache run never imports the engine
+        from .runner import check_bytes_bounded
 
         name = args.stdin_filename or "-"
         settings = plan.settings_for(name)
-        results.append(check_bytes(sys.stdin.buffer.read(), name, settings))
+        results.append(check_bytes_bounded(sys.stdin.buffer.read(), name, settings))
     else:
         from .runner import make_cache, run_files
 

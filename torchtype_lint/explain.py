@@ -38,7 +38,19 @@ def explain_path(path: str) -> str:
         data = read_source(path)
     except OSError as exc:
         raise ExplainError(f"could not read {path}: {exc.strerror or exc}") from None
-    return explain_result(check_bytes(data, path, Settings(selection=_TOOL_ONLY)))
+    from .bounded import BoundExceeded, call_bounded
+    from .runner import hard_deadline
+
+    settings = Settings(selection=_TOOL_ONLY)
+    try:
+        # In a killable child like every analysis: explain reads untrusted files too.
+        return call_bounded(_explain_bytes, data, path, settings, seconds=hard_deadline(settings))
+    except BoundExceeded as exc:
+        return f"{path}:1:1: TTL000 not analysed: {exc}\n"
+
+
+def _explain_bytes(data: bytes, path: str, settings: Settings) -> str:
+    return explain_result(check_bytes(data, path, settings))
 
 
 def explain_result(result) -> str:  # noqa: ANN001 - FileResult

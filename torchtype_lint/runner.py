@@ -139,6 +139,26 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
         return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
 
 
+def check_bytes_bounded(data: bytes, path: str, settings: "Settings") -> "FileResult":
+    """``check.check_bytes`` in a killable child process (``bounded.call_bounded``): for the
+    front ends that analyse one text at a time (stdin, the flake8 plugin, the language
+    server). The result has the source text but no libcst nodes. Never raises."""
+    try:
+        dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings,
+                                             seconds=hard_deadline(settings))
+    except bounded.BoundExceeded as exc:
+        finding = _tool_finding("TTL000", path, f"not analysed: {exc}")
+        return _file_result(path, [finding], settings)
+    return FileResult(path, [finding_from_dict(d, path) for d in dicts], source)
+
+
+def _check_for_transport(data: bytes, path: str, settings: "Settings") -> Tuple[List[Dict[str, Any]], Optional[str]]:
+    from .check import check_bytes
+
+    result = check_bytes(data, path, settings)
+    return [finding_to_dict(f) for f in result.findings], result.source
+
+
 # ---------------------------------------------------------------------- worker pool
 
 

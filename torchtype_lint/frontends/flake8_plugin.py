@@ -1,12 +1,13 @@
 """flake8 front end: ``flake8 --select=TTL``. Thin: it calls ``check.check_source``.
 
-flake8 hands us its ``ast`` tree (unused, but the parameter must exist for flake8 to
-classify the plugin) and the file's lines; we re-parse with libcst. Columns are yielded
-0-based, as flake8 expects. The plugin never raises: any failure becomes one TTL000 finding.
+flake8 hands us its ``ast`` tree (the screen measures it instead of parsing again) and the
+file's lines; we re-parse with libcst. Columns are yielded 0-based, as flake8 expects. The
+plugin never raises: any failure becomes one TTL000 finding. The analysis runs in a killable
+child process (``bounded.call_bounded``) so that no input can hang or exhaust flake8 itself.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 from .. import __version__
 
@@ -16,6 +17,7 @@ class TorchTypeChecker:
     version = __version__
 
     def __init__(self, tree: Any, lines: List[str], filename: str = "<stdin>"):
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -56,7 +58,11 @@ class TorchTypeChecker:
         source = "".join(self.lines)
         try:
             # Imported lazily: flake8 users who never lint torch code pay only this check.
-            from ..check import PREFILTER_MARKERS, check_source
+            from ..bounded import BoundExceeded, call_bounded
+            from ..cache import finding_from_dict
+            from ..findings import Finding
+            from ..check import PREFILTER_MARKERS
+            from ..runner import hard_deadline
             from ..selection import Selection
 
             if not any(marker in source for marker in PREFILTER_MARKERS):
@@ -72,7 +78,13 @@ class TorchTypeChecker:
                                            extend_select=selection.extend_select + self._opt_in,
                                            ignore=selection.ignore)
             settings.respect_noqa = False
-            findings = plan.apply_per_file_ignores(check_source(source, self.filename, settings).findings)
+            try:
+                found = [finding_from_dict(d, self.filename) for d in call_bounded(
+                    _found, source, self.filename, settings, self.tree, seconds=hard_deadline(settings))]
+            except BoundExceeded as exc:
+                why = f"internal error in torchtype-lint: {exc}" if exc.raised else f"not analysed: {exc}"
+                found = [Finding("TTL000", why, "error", self.filename)]
+            findings = plan.apply_per_file_ignores(found)
         except Exception as exc:  # noqa: BLE001 - never take the host down (a bad config included)
             message = " ".join(str(exc).split())
             if type(exc).__name__ == "ConfigError":
@@ -81,6 +93,14 @@ class TorchTypeChecker:
                 yield 1, 0, f"TTL000 internal error in torchtype-lint: {type(exc).__name__}: {message}", type(self)
             return
         for f in findings:
-            if f.code == "TTL001":
+            if f.code == "TTL001" and f.message.startswith("syntax error"):
                 continue  # flake8 already reports E999 for syntax errors
             yield f.line, f.column, f"{f.code} {f.message}", type(self)
+
+
+def _found(source: str, filename: str, settings: Any, tree: Any) -> List[Dict[str, Any]]:
+    """The findings as plain dicts, to cross the process boundary."""
+    from ..cache import finding_to_dict
+    from ..check import check_source
+
+    return [finding_to_dict(f) for f in check_source(source, filename, settings, tree=tree).findings]
