@@ -18,7 +18,7 @@ import os
 import stat
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import bounded
 from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
@@ -139,23 +139,24 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
         return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
 
 
-def check_bytes_bounded(data: bytes, path: str, settings: "Settings") -> "FileResult":
-    """``check.check_bytes`` in a killable child process (``bounded.call_bounded``): for the
-    front ends that analyse one text at a time (stdin, the flake8 plugin, the language
-    server). The result has the source text but no libcst nodes. Never raises."""
+def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings") -> "FileResult":
+    """``check.check_bytes`` (``check_source`` for a text) in a killable child process
+    (``bounded.call_bounded``): for the front ends that analyse one text at a time (stdin,
+    the language server). The result has the source text but no libcst nodes. Never raises."""
     try:
         dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings,
                                              seconds=hard_deadline(settings))
     except bounded.BoundExceeded as exc:
-        finding = _tool_finding("TTL000", path, f"not analysed: {exc}")
-        return _file_result(path, [finding], settings)
+        why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
+        return _file_result(path, [_tool_finding("TTL000", path, why)], settings)
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source)
 
 
-def _check_for_transport(data: bytes, path: str, settings: "Settings") -> Tuple[List[Dict[str, Any]], Optional[str]]:
-    from .check import check_bytes
+def _check_for_transport(data: Union[bytes, str], path: str,
+                         settings: "Settings") -> Tuple[List[Dict[str, Any]], Optional[str]]:
+    from .check import check_bytes, check_source
 
-    result = check_bytes(data, path, settings)
+    result = check_source(data, path, settings) if isinstance(data, str) else check_bytes(data, path, settings)
     return [finding_to_dict(f) for f in result.findings], result.source
 
 

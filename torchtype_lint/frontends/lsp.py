@@ -70,32 +70,46 @@ class HoverSpan:
 
 
 class HoverIndex:
-    """Where the tensors of one analysed text are, resolved on the first hover.
+    """Where the tensors of one analysed text are, worked out on the first hover.
 
-    Resolving every node's position roughly doubles the time to the first diagnostics on a
-    large file, so it is done when an editor first asks for a hover, not with the diagnostics.
-    One index serves every cell of a notebook (they are analysed as one text).
+    Diagnostics come from a killable child process (no libcst nodes cross back), so the
+    values a hover shows are inferred again here, in the server, on a deep stack: only for a
+    text whose diagnostics finished within their bounds, so this analysis is known to end.
+    Positions are resolved at the same time: with the diagnostics they would double the wait
+    for them on a large file. One index serves every cell of a notebook (analysed as one text).
     """
 
-    def __init__(self, module: cst.Module, tensor_nodes: List[Tuple[Any, Any]],
+    def __init__(self, source: str, path: str, settings: Settings,
                  line_label: Callable[[int], str] = lambda line: f"line {line}"):
-        self.module = module
-        #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
-        self.tensor_nodes = tensor_nodes
+        self.source, self.path, self.settings = source, path, settings
+        self.module: Any = None
         #: How a 1-based line of the analysed text is shown ("line 4", "cell 2, line 4").
         self.line_label = line_label
         self.positions: Any = None
         self.spans: Optional[List[HoverSpan]] = None
 
     def prepare(self) -> None:
-        """Resolve positions (slow on big files: run it off the event loop)."""
+        """Analyse and resolve positions (slow on big files: run it off the event loop)."""
         if self.spans is not None:
             return
         from libcst.metadata import MetadataWrapper, PositionProvider
 
+        from ..bounded import call_deep
+
+        try:
+            result = call_deep(check_source, self.source, self.path, self.settings, True)
+        except Exception:  # noqa: BLE001 - no hover is better than a dead server
+            result = None
+        if result is None or result.module is None or result.interpreter is None:
+            self.spans = []
+            return
+        self.module = result.module
+        #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
+        tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
+                        if isinstance(node, (cst.Name, cst.Attribute)) and isinstance(value, (TensorValue, ArrayValue))]
         self.positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         spans = []
-        for node, value in self.tensor_nodes:
+        for node, value in tensor_nodes:
             where = self.positions.get(node)
             if where is not None:
                 spans.append(HoverSpan((where.start.line - 1, where.start.column),
@@ -156,15 +170,16 @@ def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[F
         return Settings(), lambda findings: findings, f"torchtype-lint: configuration error: {exc}"
 
 
-def _run_engine(source: str, path: str) -> Tuple[List[Finding], Optional[str], Optional[cst.Module], List[Any]]:
-    """(findings, configuration error, module, tensor-valued nodes) for one text."""
+def _run_engine(source: str, path: str) -> Tuple[List[Finding], Optional[str], Optional[Settings]]:
+    """(findings, configuration error, settings for hovers) for one text. The analysis runs in
+    a killable child (``runner.check_bytes_bounded``): no document can hang or kill the
+    server. No hovers (settings None) for a text that was not analysed to the end."""
+    from ..runner import check_bytes_bounded
+
     settings, postprocess, config_error = _settings_for(path)
-    result = check_source(source, path, settings, keep_analysis=True)
-    tensor_nodes: List[Tuple[Any, Any]] = []
-    if result.module is not None and result.interpreter is not None:
-        tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
-                        if isinstance(node, (cst.Name, cst.Attribute)) and isinstance(value, (TensorValue, ArrayValue))]
-    return postprocess(result.findings), config_error, result.module, tensor_nodes
+    result = check_bytes_bounded(source, path, settings)
+    complete = not any(f.code in ("TTL000", "TTL001") for f in result.findings)
+    return postprocess(result.findings), config_error, settings if complete else None
 
 
 def _internal_error(path: str, exc: Exception) -> Finding:
@@ -176,10 +191,10 @@ def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
     """Run the engine on one document's text. Never raises: an editor session must survive
     anything, so a failure outside ``check_source`` (which never raises) becomes TTL000."""
     try:
-        findings, config_error, module, tensor_nodes = _run_engine(source, path)
+        findings, config_error, settings = _run_engine(source, path)
     except Exception as exc:  # noqa: BLE001
         return Analysis(version, split_lines(source), [_internal_error(path, exc)])
-    index = HoverIndex(module, tensor_nodes) if module is not None and tensor_nodes else None
+    index = HoverIndex(source, path, settings) if settings is not None else None
     return Analysis(version, split_lines(source), findings, config_error, index)
 
 
@@ -194,8 +209,9 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
                                 for _, uri, text, version in cells}  # cell magics and empty cells: clean
     if not notebook.cells:
         return out
+    text = notebook.joined()
     try:
-        findings, config_error, module, tensor_nodes = _run_engine(notebook.joined(), path)
+        findings, config_error, settings = _run_engine(text, path)
         findings = to_cell_findings(notebook, findings)
     except Exception as exc:  # noqa: BLE001
         first = notebook.cells[0].number
@@ -206,7 +222,7 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
         cell, local = notebook.locate(line)
         return f"cell {cell.number}, line {local}"
 
-    index = HoverIndex(module, tensor_nodes, label) if module is not None and tensor_nodes else None
+    index = HoverIndex(text, path, settings, label) if settings is not None else None
     cell_map = {number: (uri, split_lines(text)) for number, (uri, text, _) in by_number.items()}
     for cell in notebook.cells:
         uri, text, version = by_number[cell.number]
