@@ -224,6 +224,8 @@ class Interpreter:
     # ------------------------------------------------------------------ public API
 
     def run(self) -> "Interpreter":
+        if time.monotonic() > self._deadline:  # parsing may have used the whole budget
+            raise AnalysisBudgetExceeded()
         self.exec_block(self.module.body)
         # Functions never called from module level are analysed once on their own, with
         # parameters known only from annotations. When (or whether) they run is unknown, so
