@@ -194,6 +194,9 @@ def _child(function: Callable[..., Any], args: Any, write_end: int, memory: int)
     handlers (flake8's, pytest's, the language server's)."""
     code = 0
     try:
+        import faulthandler
+
+        faulthandler.disable()  # a crash here is the parent's to report, as one line
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child with its parent
         limit_memory(memory)
         try:

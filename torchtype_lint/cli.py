@@ -274,7 +274,7 @@ def _report(args: argparse.Namespace, findings: list, sources: Dict[str, str], f
 
 
 def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) -> int:  # noqa: ANN001
-    from .fix import fix_file
+    from .fix import fix_file_bounded
 
     sources = {r.path: r.source for r in results if r.source is not None}
     fixable_paths = sorted({f.path for f in findings if f.fix is not None})
@@ -284,7 +284,7 @@ def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) ->
     fixed = 0
     diffs: List[str] = []
     for path in fixable_paths:
-        outcome = fix_file(path, plan.settings_for(path), unsafe=args.unsafe_fixes,
+        outcome = fix_file_bounded(path, plan.settings_for(path), unsafe=args.unsafe_fixes,
                            write=not args.diff, postprocess=plan.apply_per_file_ignores)
         fixed += outcome.fixed
         remaining.extend(outcome.remaining)

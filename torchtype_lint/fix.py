@@ -192,6 +192,40 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
     return outcome
 
 
+def fix_file_bounded(path: str, settings: Optional[Settings] = None, unsafe: bool = False,
+                     write: bool = True,
+                     postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> FixOutcome:
+    """``fix_file`` in a killable child process with a capped address space, like every
+    analysis (``bounded.call_bounded``): fixing re-analyses the file up to ``MAX_ROUNDS``
+    times, in-process it would be the one unbounded mode. The write itself is atomic, so a
+    child stopped at its deadline leaves the file as it was."""
+    from .bounded import BoundExceeded, call_bounded
+    from .cache import finding_from_dict
+    from .runner import hard_deadline
+
+    settings = settings or Settings()
+    try:
+        outcome, dicts = call_bounded(_fix_for_transport, path, settings, unsafe, write, postprocess,
+                                      seconds=hard_deadline(settings) * MAX_ROUNDS)
+    except BoundExceeded as exc:
+        why = f"internal error while fixing this file: {exc}" if exc.raised else f"not fixed: {exc}"
+        finding = Finding("TTL000", why, "error", path, Location(1, 0, 1, 0))
+        return FixOutcome(path, remaining=[finding] if settings.selection.is_enabled("TTL000", True) else [])
+    outcome.remaining = [finding_from_dict(d, path) for d in dicts]
+    return outcome
+
+
+def _fix_for_transport(path: str, settings: Settings, unsafe: bool, write: bool,
+                       postprocess: Optional[Callable[[List[Finding]], List[Finding]]]) -> Tuple[FixOutcome, List[Any]]:
+    """The outcome without libcst nodes (the findings as dicts), to cross the process boundary."""
+    from .cache import finding_to_dict
+
+    outcome = fix_file(path, settings, unsafe, write, postprocess)
+    dicts = [finding_to_dict(f) for f in outcome.remaining]
+    outcome.remaining = []
+    return outcome, dicts
+
+
 def write_if_unchanged(path: str, expected: bytes, new: bytes) -> None:
     """Replace ``path``'s content with ``new``, atomically, if it still is ``expected``.
 
