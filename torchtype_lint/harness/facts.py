@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..check import Settings, enabled_rules
+from ..check import Settings, enabled_rules, parse
 from ..engine.interpreter import Interpreter
 from ..rules.base import Report
 from ..values import TOP, Callee, Value
@@ -82,9 +82,8 @@ def collect(source: str, settings: Optional[Settings] = None) -> Dict[Tuple[str,
     """(code, line, column) of each report -> its facts. Empty when the file does not parse
     or the analysis fails: confirmation is best effort and never changes the lint result."""
     settings = settings or Settings()
-    try:
-        module = cst.parse_module(source)
-    except Exception:  # noqa: BLE001
+    module = parse(source)  # screened like every parse of user code
+    if not isinstance(module, cst.Module):
         return {}
     captured: List[Facts] = []
     state: Dict[str, Any] = {"visited": None, "ev": None}

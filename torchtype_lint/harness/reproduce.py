@@ -657,6 +657,29 @@ def save_scripts(repros: Sequence[Reproduction], directory: str) -> None:
         finding.confirmations.append(f"reproduction: {name}")
 
 
+def _build_reproductions(source: str, keys: Sequence[Tuple[str, int, int]],
+                         settings: Any) -> List[Tuple[Optional[Reproduction], str]]:
+    """(reproduction or None, why not) for each finding (code, line, column) of ``source``;
+    plain data, to cross the process boundary."""
+    facts_by_key = collect(source, settings)
+    out: List[Tuple[Optional[Reproduction], str]] = []
+    for key in keys:
+        facts = facts_by_key.get(key)
+        try:
+            repro = build(facts) if facts is not None else None
+        except UnsafeSnippet as exc:
+            out.append((None, f"not confirmed: the reproduction was refused by the snippet guard ({exc})"))
+            continue
+        except Exception as exc:  # noqa: BLE001 - one odd finding must not stop the others
+            out.append((None, f"not confirmed: building the reproduction failed ({type(exc).__name__}: {exc})"))
+            continue
+        if repro is None:
+            out.append((None, "not confirmed: no reproduction can be built from the inferred facts"))
+            continue
+        out.append((repro, ""))
+    return out
+
+
 def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any = None,
                      devices: Sequence[str] = ("cpu", "cuda"),
                      locate: Optional[Callable[[Any], Tuple[int, int]]] = None,
@@ -670,8 +693,11 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
     Returns counts and the time taken. Raises ``pool.TorchMissing`` when torch is not
     installed; the caller says so and reports the findings unchanged.
     """
+    from ..bounded import BoundExceeded, call_bounded
     from ..check import Settings
+    from ..runner import hard_deadline
     from ..selection import Selection
+    from ..settings import DEFAULT_TIME_BUDGET
     from .pool import Workers
 
     started = time.perf_counter()
@@ -682,27 +708,19 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
     for source, findings in files:
         codes = sorted({f.code for f in findings})
         file_settings = Settings(selection=Selection(select=codes),
-                                 time_budget=getattr(settings, "time_budget", 10.0))
-        facts_by_key = collect(source, file_settings)
-        for finding in findings:
-            rule = get_rule(finding.code)
-            if rule is None or rule.runtime is None:
-                continue  # tool diagnostics and rules about annotations: nothing torch could say
-            line, column = locate(finding) if locate is not None else (finding.line, finding.column)
-            facts = facts_by_key.get((finding.code, line, column))
-            try:
-                repro = build(facts) if facts is not None else None
-            except UnsafeSnippet as exc:
-                finding.confirmations.append(
-                    f"not confirmed: the reproduction was refused by the snippet guard ({exc})")
-                continue
-            except Exception as exc:  # noqa: BLE001 - one odd finding must not stop the others
-                finding.confirmations.append(
-                    f"not confirmed: building the reproduction failed ({type(exc).__name__}: {exc})")
-                continue
+                                 time_budget=getattr(settings, "time_budget", DEFAULT_TIME_BUDGET))
+        # Tool diagnostics and rules about annotations: nothing torch could say.
+        wanted = [f for f in findings if get_rule(f.code) is not None and get_rule(f.code).runtime is not None]
+        keys = [(f.code,) + tuple(locate(f) if locate is not None else (f.line, f.column)) for f in wanted]
+        try:
+            # The file is analysed again for facts: in a killable child, like every analysis.
+            built = call_bounded(_build_reproductions, source, keys, file_settings,
+                                 seconds=hard_deadline(file_settings))
+        except BoundExceeded as exc:
+            built = [(None, f"not confirmed: re-analysing the file for facts failed ({exc})")] * len(wanted)
+        for finding, (repro, note) in zip(wanted, built):
             if repro is None:
-                finding.confirmations.append(
-                    "not confirmed: no reproduction can be built from the inferred facts")
+                finding.confirmations.append(note)
                 continue
             repro.finding = finding
             repros.append(repro)
