@@ -24,6 +24,8 @@ import traceback
 import warnings
 from typing import Any, Dict, List, Optional
 
+from ..bounded import limit_memory
+
 SNIPPET_FILENAME = "<torchtype-lint reproduction>"
 
 
@@ -40,23 +42,6 @@ def _device_available(torch: Any, device: str) -> bool:
 #: Address space a synthesized reproduction may add on CPU: sizes come from the user's code,
 #: and `torch.zeros(100000, 100000)` rebuilt faithfully must fail, not exhaust the machine.
 SNIPPET_MEMORY = 4 << 30
-
-
-def _limit_memory(extra: int) -> None:
-    """Cap this process's address space at its current size plus ``extra`` bytes (Linux)."""
-    try:
-        import resource
-
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            pages = int(handle.read().split()[0])
-        current = pages * os.sysconf("SC_PAGE_SIZE")
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = current + extra
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, OSError, ValueError):
-        pass  # not Linux: the timeout still bounds the run
 
 
 def _innermost_frame_in(tb: Any, filename: str) -> Optional[int]:
@@ -86,7 +71,7 @@ def _run_child(job: Dict[str, Any], device: str, result_path: str, timeout: floa
         raise TimeoutError(f"ran longer than {timeout:g}s")
 
     if "source" in job and device == "cpu":
-        _limit_memory(SNIPPET_MEMORY)
+        limit_memory(SNIPPET_MEMORY)  # not Linux: the timeout still bounds the run
     signal.signal(signal.SIGALRM, on_timeout)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     filename = job.get("path") or SNIPPET_FILENAME
