@@ -14,6 +14,7 @@ deep stack: the screen and the engine's time budget still apply, the hard kill d
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import select
@@ -167,7 +168,16 @@ def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
         # the child runs only this analysis and leaves with os._exit, never touching locks
         # another thread might hold.
         warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+        # Frozen objects are never traversed by the child's garbage collector, so it does not
+        # copy every page of the parent's heap (copy-on-write) the first time it collects.
+        gc.freeze()
+        try:
+            pid = os.fork()
+        except BaseException:
+            gc.unfreeze()
+            raise
+        if pid != 0:
+            gc.unfreeze()
     if pid == 0:  # the child
         os.close(read_end)
         _child(function, args, write_end, memory + ANALYSIS_STACK_BYTES)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .check import DecodeError, Settings, check_source, decode_source
+from .check import DecodeError, Settings, check_source, decode_source, warm_up
 from .findings import Finding, Location
 
 MAX_ROUNDS = 10
@@ -204,6 +204,7 @@ def fix_file_bounded(path: str, settings: Optional[Settings] = None, unsafe: boo
     from .runner import hard_deadline
 
     settings = settings or Settings()
+    warm_up()
     try:
         outcome, dicts = call_bounded(_fix_for_transport, path, settings, unsafe, write, postprocess,
                                       seconds=hard_deadline(settings) * MAX_ROUNDS)

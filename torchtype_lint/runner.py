@@ -143,6 +143,9 @@ def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings"
     """``check.check_bytes`` (``check_source`` for a text) in a killable child process
     (``bounded.call_bounded``): for the front ends that analyse one text at a time (stdin,
     the language server). The result has the source text but no libcst nodes. Never raises."""
+    from .check import warm_up
+
+    warm_up()
     try:
         dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings,
                                              seconds=hard_deadline(settings))
@@ -230,9 +233,9 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
               cache: Optional[Cache]) -> Iterator[Tuple[int, str, List[Dict[str, Any]]]]:
     from multiprocessing.connection import wait
 
-    from .check import enabled_rules
+    from .check import warm_up
 
-    enabled_rules(settings.selection)  # import the rule catalogue once, before forking
+    warm_up()  # load the rules and knowledge tables once, before forking
     context = _pool_context()
     deadline = hard_deadline(settings)
     pending: Deque[Tuple[int, str]] = deque(todo)

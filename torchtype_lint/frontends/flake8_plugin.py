@@ -61,7 +61,7 @@ class TorchTypeChecker:
             from ..bounded import BoundExceeded, call_bounded
             from ..cache import finding_from_dict
             from ..findings import Finding
-            from ..check import PREFILTER_MARKERS
+            from ..check import PREFILTER_MARKERS, warm_up
             from ..runner import hard_deadline
             from ..selection import Selection
 
@@ -78,6 +78,7 @@ class TorchTypeChecker:
                                            extend_select=selection.extend_select + self._opt_in,
                                            ignore=selection.ignore)
             settings.respect_noqa = False
+            warm_up()  # once per flake8 process; every file's child inherits it
             try:
                 found = [finding_from_dict(d, self.filename) for d in call_bounded(
                     _found, source, self.filename, settings, self.tree, seconds=hard_deadline(settings))]
