@@ -210,3 +210,17 @@ def test_unwritable_notebook_is_reported_and_the_rest_is_fixed(project, monkeypa
     assert code == 1
     assert _codes(out) == [("n.ipynb", "TTL001"), ("n.ipynb", "TTL101")]
     assert "could not write the fixes, the file is unchanged: Permission denied" in out
+
+
+def test_a_notebook_saved_while_fixing_is_kept(project, monkeypatch, capsys):
+    # Notebooks used to be written in place from the text read at the start.
+    text = json.dumps(_notebook(BAD), indent=1) + "\n"
+    saved = json.dumps(_notebook(EDITED), indent=1) + "\n"
+    (project / "n.ipynb").write_text(text, encoding="utf-8")
+    _edit_during_fix(monkeypatch, "n.ipynb", saved)
+    code, out, err = check(capsys, "--fix", "n.ipynb", "a.py")
+    assert (project / "n.ipynb").read_text() == saved  # the user's save survives
+    assert (project / "a.py").read_text() == FIXED
+    assert code == 1
+    assert "n.ipynb:1:1: TTL001 the file changed on disk while it was being fixed" in out
+    assert not [p for p in os.listdir(project) if p.endswith(".tmp")]

@@ -160,7 +160,7 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
 
         try:
             return fix_notebook(path, settings, unsafe, write, postprocess)
-        except OSError as exc:  # notebooks are still written in place; a failure stays this file's
+        except OSError as exc:  # a changed or unwritable notebook: this file's TTL001, not the run's
             outcome = FixOutcome(path, error=_write_error(exc))
             outcome.remaining = post(check_notebook_path(path, settings).findings)
             outcome.remaining += _error_finding(path, outcome.error, settings, post)

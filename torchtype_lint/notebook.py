@@ -463,14 +463,14 @@ def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = 
                  postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> Any:
     """``fix.fix_file`` for notebooks: same arguments, returns a ``fix.FixOutcome``."""
     from .check import check_source
-    from .fix import FixOutcome, fix_source, unified_diff
+    from .fix import FixOutcome, fix_source, unified_diff, write_if_unchanged
 
     post = postprocess or (lambda findings: findings)
     outcome = FixOutcome(path)
     try:
         with open(path, "rb") as handle:
-            raw = handle.read().decode("utf-8-sig")
-        notebook = parse_notebook(raw)
+            original = handle.read()
+        notebook = parse_notebook(original.decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, NotebookError):
         outcome.remaining = post(check_notebook_path(path, settings).findings)  # says what is wrong
         return outcome
@@ -496,6 +496,7 @@ def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = 
     outcome.remaining = to_cell_findings(fixed_notebook, remaining)
     outcome.diff = "".join(diffs)
     if write and diffs:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(dump_notebook(notebook))
+        # Like a .py file: atomically, and only if nobody saved the notebook meanwhile
+        # (fix_file turns the FileChangedError or a write error into this file's TTL001).
+        write_if_unchanged(path, original, dump_notebook(notebook).encode("utf-8"))
     return outcome
