@@ -68,7 +68,9 @@ NORMS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
 #: Layers that pass their input's dtype and shape through unchanged.
 ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid",
                "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-               "Identity", "Hardswish", "Mish", "Softplus", "PReLU"}
+               "Identity", "Hardswish", "Mish", "Softplus", "PReLU", "SELU", "CELU", "Softsign",
+               "Hardtanh", "Hardsigmoid", "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink",
+               "Softmin"}
 LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
           "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}

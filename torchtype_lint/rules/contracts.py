@@ -16,9 +16,10 @@ from typing import Any, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from ..contracts import table
+from ..knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
 from ..values import (
-    ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue, StringValue,
-    TensorValue, Value, category, describe_dtypes,
+    ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
+    StringValue, TensorValue, Value, category, describe_dtypes,
 )
 from .base import Rule, RuntimeClaim, expr_text, register
 
@@ -62,8 +63,12 @@ class _Call:
         self.subject_value = subject_value
 
 
-def judged_call(node: cst.Call, ev: Any) -> Optional[_Call]:
-    """The call as the table sees it, or None when its dtype sets would not apply."""
+def judged_call(node: Any, ev: Any) -> Optional[_Call]:
+    """The call, module call or operator as the table sees it, or None when its dtype sets
+    would not apply. Every spelling of an op ends up under the one name the table knows
+    (``knowledge/op_spellings.py``): ``nn.MSELoss()(a, b)`` is judged as ``F.mse_loss``."""
+    if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
+        return _judged_operator(node, ev)
     callee = ev.callee(node)
     if callee is None or callee.args.has_star:
         return None
@@ -75,13 +80,36 @@ def judged_call(node: cst.Call, ev: Any) -> Optional[_Call]:
             and isinstance(node.func, cst.Attribute):
         name, label = "Tensor." + callee.name, f".{callee.name}()"
         tensors.append((node.func.value, callee.receiver))
+    elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue) \
+            and callee.receiver.short_name in MODULE_OPS:
+        name, label = MODULE_OPS[callee.receiver.short_name], f"nn.{callee.receiver.short_name}()(...)"
     else:
         return None
     if "dtype" in args.kw or "out" in args.kw or table.contract(name) is None:
         return None
-    scalars: List[ScalarValue] = []
     keyed = [(None, v, n) for v, n in zip(args.pos, args.pos_nodes)] + [
         (k, v, args.kw_nodes.get(k)) for k, v in args.kw.items()]
+    return _judged(name, label, keyed, tensors)
+
+
+def _judged_operator(node: Any, ev: Any) -> Optional[_Call]:
+    """``a @ b``, ``~a``, ``a & b``...: the operator's function, on the operands' values."""
+    kind = type(node.operator).__name__
+    name = OPERATOR_OPS.get(kind)
+    if name is None:
+        return None
+    operands = [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.expression]
+    keyed = [(None, ev.value(operand), operand) for operand in operands]
+    if not any(isinstance(value, TensorValue) for _, value, _ in keyed):
+        return None  # ints and bools: Python's own operators, not torch's
+    return _judged(name, f"{OPERATOR_SYMBOLS[kind]}", keyed, [])
+
+
+def _judged(name: str, label: str, keyed: List[Tuple[Optional[str], Value, Any]],
+            tensors: List[Tuple[Any, TensorValue]]) -> Optional[_Call]:
+    """The shared dtype of the tensor inputs, unless an argument could change what the op
+    computes in (mixed dtypes, a scalar of a higher kind, an unknown value)."""
+    scalars: List[ScalarValue] = []
     for keyword, value, value_node in keyed:
         if not _collect(value, value_node, tensors, scalars, keyword):
             return None
@@ -171,6 +199,11 @@ class OpDtypeUnsupported(Rule):
     every device when the device is not known: for example integer `torch.matmul` on a
     tensor known to be on CUDA, `torch.linalg.inv` on an integer tensor anywhere.
 
+    Every spelling of an op is judged by the same facts: the function, the method, the
+    `nn` module class (`nn.MSELoss()(a, b)` as `F.mse_loss`, `nn.Hardsigmoid()(x)` as
+    `F.hardsigmoid`) and the Python operator (`~x` as `torch.bitwise_not`, `a & b`,
+    `a @ b`, `a // b`...), each mapping checked against torch.
+
     ## Why is this bad?
     The call raises as soon as it runs: `NotImplementedError: "cholesky_cpu" not
     implemented for 'Long'`, `RuntimeError: linalg.svd: Expected a floating point or
@@ -204,13 +237,13 @@ class OpDtypeUnsupported(Rule):
     name = "op-dtype-unsupported"
     summary = "operator called on a dtype it has no kernel for (from torch's OpInfo table)"
     severity = "error"
-    listens = (cst.Call,)
+    listens = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
     fix_safety = "none"
     # NotImplementedError ("... not implemented for 'Long'") is a RuntimeError subclass.
     runtime = RuntimeClaim("RuntimeError", r"not implemented for|not supported|does not support|"
                                            r"only supports?|Expected a floating point|expected .* dtype")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
+    def visit(self, node: Any, ev: Any) -> None:
         call = judged_call(node, ev)
         if call is None or _handled_elsewhere(call):
             return
@@ -287,11 +320,11 @@ class OpDtypeUnsupportedOnCuda(Rule):
     name = "op-dtype-unsupported-on-cuda"
     summary = "operator has no CUDA kernel for the input dtype, in a file that uses CUDA"
     severity = "warning"
-    listens = (cst.Call,)
+    listens = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
     fix_safety = "none"
     runtime = RuntimeClaim("RuntimeError", r"not implemented for", ("cuda",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
+    def visit(self, node: Any, ev: Any) -> None:
         if not getattr(ev, "moves_to_cuda", False):
             return
         call = judged_call(node, ev)
