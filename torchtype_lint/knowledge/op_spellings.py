@@ -5,7 +5,8 @@ torch's OpInfo table (``contracts/``) is keyed by function and method names (``t
 ``nn`` module classes (``nn.MSELoss()(a, b)``) and Python operators (``a @ b``, ``~a``);
 mapping those spellings here lets every fact of the table apply to them too. Each entry is
 checked against torch by ``tests/test_op_spellings.py``: for every tracked dtype, the spelling
-raises on CPU exactly when the named op does.
+raises on CPU exactly when the named op does, with the same exception and message (so TTL250
+may quote torch's words for it).
 """
 from __future__ import annotations
 
@@ -34,18 +35,19 @@ MODULE_OPS: Mapping[str, str] = {
     "MultiLabelSoftMarginLoss": _F + "multilabel_soft_margin_loss",
 }
 
-#: Python operators on tensors (libcst operator class names). `-` and unary `-` are left to
-#: TTL2xx's bool-subtraction rule, whose message says what torch suggests instead.
+#: Python binary operators on tensors (libcst operator class names). `-` is left to TTL2xx's
+#: bool-subtraction rule, whose message says what torch suggests instead; `~` is not here:
+#: on a float tensor it raises a TypeError of Python's operator protocol, not bitwise_not's
+#: NotImplementedError.
 OPERATOR_OPS: Mapping[str, str] = {
     "MatrixMultiply": "torch.matmul",
     "BitAnd": "torch.bitwise_and", "BitOr": "torch.bitwise_or", "BitXor": "torch.bitwise_xor",
     "LeftShift": "torch.bitwise_left_shift", "RightShift": "torch.bitwise_right_shift",
-    "BitInvert": "torch.bitwise_not",
     "Modulo": "torch.remainder", "FloorDivide": "torch.floor_divide",
 }
 
 #: How each operator is shown in messages.
 OPERATOR_SYMBOLS: Dict[str, str] = {
     "MatrixMultiply": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^", "LeftShift": "<<",
-    "RightShift": ">>", "BitInvert": "~", "Modulo": "%", "FloorDivide": "//",
+    "RightShift": ">>", "Modulo": "%", "FloorDivide": "//",
 }

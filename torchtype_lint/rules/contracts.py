@@ -67,7 +67,7 @@ def judged_call(node: Any, ev: Any) -> Optional[_Call]:
     """The call, module call or operator as the table sees it, or None when its dtype sets
     would not apply. Every spelling of an op ends up under the one name the table knows
     (``knowledge/op_spellings.py``): ``nn.MSELoss()(a, b)`` is judged as ``F.mse_loss``."""
-    if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
+    if isinstance(node, cst.BinaryOperation):
         return _judged_operator(node, ev)
     callee = ev.callee(node)
     if callee is None or callee.args.has_star:
@@ -92,14 +92,13 @@ def judged_call(node: Any, ev: Any) -> Optional[_Call]:
     return _judged(name, label, keyed, tensors)
 
 
-def _judged_operator(node: Any, ev: Any) -> Optional[_Call]:
-    """``a @ b``, ``~a``, ``a & b``...: the operator's function, on the operands' values."""
+def _judged_operator(node: cst.BinaryOperation, ev: Any) -> Optional[_Call]:
+    """``a @ b``, ``a & b``, ``a // b``...: the operator's function, on the operands' values."""
     kind = type(node.operator).__name__
     name = OPERATOR_OPS.get(kind)
     if name is None:
         return None
-    operands = [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.expression]
-    keyed = [(None, ev.value(operand), operand) for operand in operands]
+    keyed = [(None, ev.value(operand), operand) for operand in (node.left, node.right)]
     if not any(isinstance(value, TensorValue) for _, value, _ in keyed):
         return None  # ints and bools: Python's own operators, not torch's
     return _judged(name, f"{OPERATOR_SYMBOLS[kind]}", keyed, [])
@@ -201,8 +200,8 @@ class OpDtypeUnsupported(Rule):
 
     Every spelling of an op is judged by the same facts: the function, the method, the
     `nn` module class (`nn.MSELoss()(a, b)` as `F.mse_loss`, `nn.Hardsigmoid()(x)` as
-    `F.hardsigmoid`) and the Python operator (`~x` as `torch.bitwise_not`, `a & b`,
-    `a @ b`, `a // b`...), each mapping checked against torch.
+    `F.hardsigmoid`) and the Python operator (`a & b` as `torch.bitwise_and`, `a @ b`,
+    `a // b`...), each mapping checked against torch.
 
     ## Why is this bad?
     The call raises as soon as it runs: `NotImplementedError: "cholesky_cpu" not
@@ -237,7 +236,7 @@ class OpDtypeUnsupported(Rule):
     name = "op-dtype-unsupported"
     summary = "operator called on a dtype it has no kernel for (from torch's OpInfo table)"
     severity = "error"
-    listens = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
+    listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "none"
     # NotImplementedError ("... not implemented for 'Long'") is a RuntimeError subclass.
     runtime = RuntimeClaim("RuntimeError", r"not implemented for|not supported|does not support|"
@@ -320,7 +319,7 @@ class OpDtypeUnsupportedOnCuda(Rule):
     name = "op-dtype-unsupported-on-cuda"
     summary = "operator has no CUDA kernel for the input dtype, in a file that uses CUDA"
     severity = "warning"
-    listens = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
+    listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "none"
     runtime = RuntimeClaim("RuntimeError", r"not implemented for", ("cuda",))
 
