@@ -46,7 +46,7 @@ def test_pathological_inputs_end_in_seconds_with_one_diagnostic(name):
     assert [f.code for f in result.findings] == ["TTL001"], result.findings
     message = result.findings[0].message
     assert "too" in message and ("nested" in message or "large" in message), message
-    assert took < 15, f"{name}: {took:.1f}s"  # about 1 s here; generous for a loaded 2-core CI
+    assert took < 15, f"{name}: {took:.1f}s"  # at most 1.3 s here; generous for a loaded 2-core CI
 
 
 def test_the_screen_leaves_real_code_alone():

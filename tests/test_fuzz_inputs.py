@@ -191,3 +191,28 @@ def test_language_server_answers_every_request_and_stays_up(language_server, mes
                                                   "position": {"line": 0, "character": 0}})
     assert client.reply().get("id") == msg_id
     assert client.process.poll() is None
+
+
+# ---------------------------------------------------------------------- the screen's comma count
+
+LITERAL = st.text(max_size=30).map(repr) | st.binary(max_size=20).map(repr) | st.sampled_from(
+    ['"""a, b\n, c"""', "'''x, \\''', y'''", 'r"\\\\"', "f'{a, b}'", "rb'\\','"])
+PIECES = st.sampled_from(["a", "1", "(a, b)", "[1, 2,]", "x and y", "x or y", "f(a, b=1)", "{1: 2, 3: 4}",
+                          "lambda a, b: a", "not a", "a if b else c"])
+
+
+@FUZZ
+@given(st.lists(st.tuples(PIECES, LITERAL, st.booleans()), min_size=1, max_size=12))
+def test_separator_count_never_exceeds_the_syntax_nodes(parts):
+    # The screen refuses a large file on its count of commas, `and`s and `or`s outside strings
+    # and comments before CPython parses it: that count must be a lower bound on the nodes.
+    import ast
+
+    from torchtype_lint.screen import _SEPARATORS
+
+    lines = [f"v{i} = ({piece}, {literal})" + ("  # a, b, and, or" if comment else "")
+             for i, (piece, literal, comment) in enumerate(parts)]
+    source = "\n".join(lines) + "\n"
+    nodes = sum(1 for _ in ast.walk(ast.parse(source)))
+    separators = sum(1 for m in _SEPARATORS.finditer(source) if m.lastgroup == "separator")
+    assert separators <= nodes, source

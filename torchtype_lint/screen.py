@@ -11,6 +11,7 @@ largest source file (1.3 MB) has 162,000 syntax nodes and nests 31 deep.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -22,6 +23,17 @@ MAX_SYNTAX_NODES = 400_000
 #: Nesting of syntax nodes. libcst's time grows with the square of the nesting (2,500 nested
 #: calls: 5 s); real code stays below 50, and 1,000 chained calls (2,000 levels) stay analysed.
 MAX_NESTING = 2_500
+
+#: String literals, comments, else a separator: every `,`, `and`, `or` outside strings and
+#: comments adds at least one syntax node, so counting them bounds a file's nodes from below.
+_STRING = "|".join([
+    r'"""(?:\\.|[^\\])*?"""', r"'''(?:\\.|[^\\])*?'''",
+    r'"(?:\\.|[^"\\\n])*"', r"'(?:\\.|[^'\\\n])*'",
+])
+_SEPARATORS = re.compile(r"[rRbBuUfF]{0,2}(?:" + _STRING + r")|#[^\n]*|(?P<separator>,|\band\b|\bor\b)")
+#: Below this many characters a file cannot hold MAX_SYNTAX_NODES separators (each needs an
+#: element beside it), so it is not scanned for them.
+_SCAN_FROM_CHARS = 800_000
 
 #: Python's parser signals nesting beyond its own limits with these rather than a SyntaxError.
 _TOO_COMPLEX = (MemoryError, RecursionError)
@@ -49,6 +61,11 @@ def screen(source: str, tree: Optional[ast.AST] = None) -> Optional[Rejection]:
     if len(source) > MAX_SOURCE_CHARS:
         return Rejection("TTL001", f"file too large to analyse: {len(source):,} characters "
                                    f"(torchtype-lint's limit is {MAX_SOURCE_CHARS:,})")
+    if tree is None and len(source) >= _SCAN_FROM_CHARS and _separators_beyond(source, MAX_SYNTAX_NODES):
+        # A million-item literal takes CPython's own parser seconds and a gigabyte of ast
+        # objects; counting its commas takes a fraction of that.
+        return Rejection("TTL001", f"file too large to analyse: more than {MAX_SYNTAX_NODES:,} "
+                                   "syntax nodes (torchtype-lint's limit)")
     if tree is None:
         try:
             tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -92,6 +109,18 @@ def _measure(tree: ast.AST) -> Optional[Rejection]:
             elif isinstance(value, node_type):
                 push((value, below))
     return None
+
+
+def _separators_beyond(source: str, limit: int) -> bool:
+    """Whether ``source`` has more than ``limit`` commas, ``and``s and ``or``s outside its
+    strings and comments."""
+    count = 0
+    for match in _SEPARATORS.finditer(source):
+        if match.lastgroup == "separator":
+            count += 1
+            if count > limit:
+                return True
+    return False
 
 
 def _one_line(text: object) -> str:
