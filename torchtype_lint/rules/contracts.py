@@ -23,8 +23,9 @@ from ..values import (
 )
 from .base import Rule, RuntimeClaim, expr_text, register
 
-#: Names whose int/bool cases TTL211 (rules/mixing.py) reports with a tailored message and
-#: fix; for those dtypes the contract rules stay silent so one mistake gives one finding.
+#: Names whose int/bool cases TTL211 (rules/dtype/ttl211_op_undefined_for_dtype.py) reports
+#: with a tailored message and fix; for those dtypes the contract rules stay silent so one
+#: mistake gives one finding.
 #: The value says which dtypes TTL211 covers: "int_or_bool" or "int" (gelu).
 HANDWRITTEN: dict = {}
 for _op in ("mean", "nanmean", "std", "var", "std_mean", "var_mean", "norm", "quantile",

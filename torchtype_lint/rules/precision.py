@@ -14,7 +14,8 @@ from .dtype_support import (
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
     matmul_operands, mismatch_kind, one, origin_note, pairs, show,
 )
-from .mixing import MATMUL_PATTERN, layer_message, module_call, report_mismatch
+from .dtype.layer_inputs import layer_message, module_call
+from .dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from .torch_messages import TorchMessage
 
 

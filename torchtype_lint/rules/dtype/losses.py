@@ -1,0 +1,23 @@
+"""Recognising a call of a loss, as `F.<function>` or as an `nn.<Module>` instance."""
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import libcst as cst
+
+from ...values import ModuleValue
+
+
+def symbol_or_module(ev: Any, node: cst.Call, functions: Tuple[str, ...], modules: Tuple[str, ...]):
+    """(name, args) when ``node`` calls one of ``torch.nn.functional.<functions>`` or an
+    ``nn.<modules>`` instance; None otherwise."""
+    callee = ev.callee(node)
+    if callee is None or callee.args.has_star:
+        return None
+    if callee.kind == "symbol" and callee.name.startswith("torch.nn.functional.") and \
+            callee.name[20:] in functions:
+        return callee.name[20:], callee.args
+    if callee.kind == "module" and isinstance(callee.receiver, ModuleValue) and \
+            callee.receiver.short_name in modules:
+        return callee.receiver.short_name, callee.args
+    return None

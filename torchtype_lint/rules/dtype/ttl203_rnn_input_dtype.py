@@ -1,0 +1,85 @@
+"""TTL203 rnn-input-dtype: RNN/LSTM/GRU input dtype differs from the weight dtype."""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ...findings import Fix
+from ...values import FLOAT32, TensorValue
+from ..base import RuntimeClaim, register
+from ..dtype_support import (
+    RNN_LAYERS, DtypeRule, cast_expr, cast_text, castable, code, mismatch_kind,
+    module_dtype_changed, one, origin_note, said, show, torch_name,
+)
+from .layer_inputs import module_call
+
+
+@register
+class RnnInputDtype(DtypeRule):
+    """
+    ## What it does
+    Flags `nn.LSTM`, `nn.GRU` or `nn.RNN` called on an input whose dtype always differs
+    from the weights' dtype: integer input, float64 input (numpy data), float16/bfloat16
+    input into a float32 model, or float32 input after `model.double()`/`model.half()`.
+
+    ## Why is this bad?
+    torch 2.13 checks this before running the recurrence and raises `ValueError: RNN input
+    dtype (torch.float64) does not match weight dtype (torch.float32)`. Outside an
+    autocast region nothing converts the input for you.
+
+    ## Example
+    ```python
+    rnn = nn.LSTM(3, 5)
+    seq = torch.from_numpy(np.random.rand(4, 2, 3))
+    out, _ = rnn(seq)
+    ```
+
+    ## Use instead
+    ```python
+    out, _ = rnn(seq.float())
+    ```
+
+    ## Fix safety
+    Unsafe: the fix converts the input to the weights' dtype.
+    """
+
+    code = "TTL203"
+    name = "rnn-input-dtype"
+    summary = "RNN/LSTM/GRU input dtype differs from the weight dtype"
+    severity = "error"
+    listens = (cst.Call,)
+    fix_safety = "unsafe"
+    runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype",
+                           pattern_devices=("cpu",))
+
+    def visit(self, node: cst.Call, ev: Any) -> None:
+        found = module_call(ev, node)
+        if found is None:
+            return
+        layer, x, x_node, path, outer = found
+        if layer.short_name not in RNN_LAYERS or not layer.param_dtypes:
+            return
+        if ev.default_float != FLOAT32 and not module_dtype_changed(layer):
+            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
+        weights = TensorValue(layer.param_dtypes)
+        kind = mismatch_kind(x, weights)
+        if kind is None or (kind == "precision" and ev.autocast_depth):
+            return
+        target = one(weights)
+        x_dtype = one(x)
+        blame_model = x_dtype == FLOAT32 and layer.dtype_origin is not layer.origin
+        origin = layer.dtype_origin if blame_model else x.origin
+        fix = None
+        if castable(target) and x_node is not None and not blame_model:
+            fix = Fix(x_node, cast_expr(x_node, target), f"Convert the input to {target}", safe=False)
+        torch_says = (f"RNN input dtype ({torch_name(x_dtype)}) does not match weight dtype "
+                      f"({torch_name(target)})") if x_dtype and target else "RNN input dtype does not match weight dtype"
+        source = (f"the weights are {show(weights)}{origin_note(layer)}" if blame_model
+                  else f"the input is {show(x)}{origin_note(x)}")
+        self.flag(ev, node,
+                  f"`{layer.short_name}` has {show(weights)} weights but gets a {show(x)} input: torch "
+                  f"raises ValueError ({said(torch_says)}); {source}; convert the input "
+                  f"(`{cast_text(code(x_node, 30) if x_node is not None else 'x', target or FLOAT32)}`) "
+                  f"or the model",
+                  origin=origin, fix=fix)

@@ -1,0 +1,128 @@
+"""TTL211 op-undefined-for-dtype: mean/std/var/softmax/norm on an integer or bool tensor (float-only ops)."""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ...findings import Fix
+from ...values import FLOAT32, ModuleValue, TensorValue
+from ..base import RuntimeClaim, register
+from ..dtype_support import (
+    DtypeRule, all_dtypes, cast_expr, code, is_int_or_bool, one, origin_note, said,
+    scalar_type_name, show,
+)
+
+_NEEDS_FLOAT = {
+    "mean": "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {d}",
+    "nanmean": "nanmean(): expected input to have floating point or complex dtype but got {d}",
+    "std": "std and var only support floating point and complex dtypes",
+    "var": "std and var only support floating point and complex dtypes",
+    "std_mean": "std_mean only support floating point and complex dtypes",
+    "var_mean": "var_mean only support floating point and complex dtypes",
+    "norm": "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {d}",
+    "quantile": "quantile() input tensor must be either float or double dtype",
+    "nanquantile": "quantile() input tensor must be either float or double dtype",
+    "softmax": "\"softmax_lastdim_kernel_impl\" not implemented for '{d}'",
+    "log_softmax": "\"log_softmax_lastdim_kernel_impl\" not implemented for '{d}'",
+    "rand_like": "\"check_uniform_bounds\" not implemented for '{d}'",
+    "randn_like": "\"normal_kernel_cpu\" not implemented for '{d}'",
+    "gelu": "\"GeluKernelImpl\" not implemented for '{d}'",
+}
+#: Ops that take ``dtype=`` and then work on integers.
+_ACCEPT_DTYPE = {"mean", "nanmean", "softmax", "log_softmax", "rand_like", "randn_like", "norm"}
+_FUNCTIONAL = {"softmax", "log_softmax", "gelu", "normalize"}
+_MODULES = {"Softmax": "softmax", "LogSoftmax": "log_softmax", "GELU": "gelu"}
+
+
+@register
+class OpUndefinedForDtype(DtypeRule):
+    """
+    ## What it does
+    Flags operations that only exist for floating-point tensors, applied to an integer or
+    bool tensor: `.mean()`, `.std()`, `.var()`, `std_mean`, `var_mean`, `nanmean`,
+    `.norm()` / `F.normalize`, `quantile`, `softmax` / `log_softmax` (method, `torch.`,
+    `F.` and `nn.Softmax`), `F.gelu` / `nn.GELU`, `rand_like` / `randn_like`, and
+    `F.cross_entropy` with integer logits. The classic case is accuracy as
+    `(pred == y).mean()`.
+
+    ## Why is this bad?
+    torch does not convert for you: `RuntimeError: mean(): could not infer output dtype.
+    Input dtype must be either a floating point or complex dtype. Got: Bool`, `std and var
+    only support floating point and complex dtypes`, `NotImplementedError:
+    "softmax_lastdim_kernel_impl" not implemented for 'Long'`. (`sum`, `max`, `median`,
+    `exp`, `sigmoid` work on integers and are not flagged.)
+
+    ## Example
+    ```python
+    accuracy = (pred == y).mean()
+    ```
+
+    ## Use instead
+    ```python
+    accuracy = (pred == y).float().mean()
+    ```
+
+    ## Fix safety
+    Safe for the method form: `x.mean()` becomes `x.float().mean()`, which computes exactly
+    what the call was written to compute. Other forms get no fix.
+    """
+
+    code = "TTL211"
+    name = "op-undefined-for-dtype"
+    summary = "mean/std/var/softmax/norm on an integer or bool tensor (float-only ops)"
+    severity = "error"
+    listens = (cst.Call,)
+    fix_safety = "safe"
+    # NotImplementedError is a RuntimeError subclass.
+    runtime = RuntimeClaim("RuntimeError", r"could not infer output dtype|only support floating point|"
+                                           r"Expected a floating point or complex tensor|"
+                                           r"must be either float or double|not implemented for|"
+                                           r"expected input to have floating point", pattern_devices=("cpu",))
+
+    def visit(self, node: cst.Call, ev: Any) -> None:
+        callee = ev.callee(node)
+        if callee is None or callee.args.has_star:
+            return
+        args = callee.args
+        receiver_node = None
+        if callee.kind == "method" and isinstance(callee.receiver, TensorValue) and callee.name in _NEEDS_FLOAT \
+                and isinstance(node.func, cst.Attribute):
+            op, x, receiver_node = callee.name, callee.receiver, node.func.value
+            label = f".{op}()"
+        elif callee.kind == "symbol" and callee.name.startswith("torch.nn.functional.") and \
+                callee.name[20:] in _FUNCTIONAL | {"cross_entropy"}:
+            op, x = callee.name[20:], args.get(0, "input")
+            label = f"F.{op}"
+            if op == "normalize":
+                op = "norm"
+            if op == "cross_entropy":
+                op = "log_softmax"
+        elif callee.kind == "symbol" and callee.name.startswith("torch.") and (
+                callee.name[6:] in _NEEDS_FLOAT or callee.name in ("torch.linalg.vector_norm", "torch.linalg.norm")):
+            op = "norm" if callee.name.startswith("torch.linalg.") else callee.name[6:]
+            x, label = args.get(0, "input"), callee.name
+        elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue) and (
+                callee.receiver.short_name in _MODULES or callee.receiver.short_name == "CrossEntropyLoss"):
+            op = _MODULES.get(callee.receiver.short_name, "log_softmax")
+            x, label = args.get(0, "input"), f"nn.{callee.receiver.short_name}"
+        else:
+            return
+        if "dtype" in args.kw and op in _ACCEPT_DTYPE:
+            return
+        if not all_dtypes(x, is_int_or_bool):
+            return
+        d = one(x)
+        torch_says = _NEEDS_FLOAT[op].format(d=scalar_type_name(d) if d else "...")
+        exception = "NotImplementedError" if "not implemented" in torch_says else "RuntimeError"
+        fix = None
+        hint = "convert it first with `.float()`"
+        if receiver_node is not None:
+            fixed = cst.Call(func=cst.Attribute(value=cast_expr(receiver_node, FLOAT32), attr=node.func.attr),
+                             args=node.args)
+            fix = Fix(node, fixed, f"Convert to float first: `{code(fixed)}`", safe=True)
+            hint = f"use `{code(fixed)}`"
+        self.flag(ev, node,
+                  f"`{label}` on a {show(x)} tensor{origin_note(x)} raises {exception} ({said(torch_says)}): "
+                  f"it is only defined for floating-point tensors; {hint}",
+                  origin=x.origin, fix=fix)
