@@ -18,8 +18,11 @@ import torch.nn.functional as F  # noqa: E402
 
 from torchtype_lint.knowledge import nn_modules as NN  # noqa: E402
 from torchtype_lint.knowledge import shapes as S  # noqa: E402
-from torchtype_lint.rules import shapes as R  # noqa: E402
 from torchtype_lint.rules.base import get_rule  # noqa: E402
+from torchtype_lint.rules.shape.layer_contracts import layer_mismatch  # noqa: E402
+from torchtype_lint.rules.shape.ttl507_matmul_shape_mismatch import matmul_problem  # noqa: E402
+from torchtype_lint.rules.shape.ttl508_concat_shape_mismatch import concat_problem  # noqa: E402
+from torchtype_lint.rules.shape.ttl509_reshape_element_count import reshape_problem  # noqa: E402
 from torchtype_lint.values import ModuleValue  # noqa: E402
 
 
@@ -194,7 +197,7 @@ def test_layer_contracts_fire_exactly_when_torch_raises_the_claimed_error():
         layer = _torch_layer(name, config)
         for shape in shapes:
             err, message = _raises(lambda: layer(torch.zeros(shape)))
-            mismatch = R.layer_mismatch(_module(name, **config), shape)
+            mismatch = layer_mismatch(_module(name, **config), shape)
             if mismatch is None:
                 # Silent is always allowed (precision first), but never on a shape torch accepts
                 # with the claimed message for another reason: nothing more to check.
@@ -210,7 +213,7 @@ def test_layer_contracts_fire_exactly_when_torch_raises_the_claimed_error():
         for shape in shapes:
             err, _ = _raises(lambda: layer(torch.zeros(shape)))
             if err is None:
-                assert R.layer_mismatch(_module(name, **config), shape) is None, (name, shape)
+                assert layer_mismatch(_module(name, **config), shape) is None, (name, shape)
 
 
 # --------------------------------------------------------------------------- products
@@ -226,7 +229,7 @@ MATMUL_PAIRS = [
 def test_matmul_shape_and_mismatch_match_torch():
     for a, b in MATMUL_PAIRS:
         err, out = _raises(lambda: torch.matmul(torch.zeros(a), torch.zeros(b)))
-        problem = R.matmul_problem("@", a, b)
+        problem = matmul_problem("@", a, b)
         if err is None:
             assert S.matmul_shape(a, b) == tuple(out.shape), (a, b)
             assert problem is None, (a, b)
@@ -242,7 +245,7 @@ def test_matmul_shape_and_mismatch_match_torch():
 ])
 def test_mm_bmm_mismatch_matches_torch(op, a, b):
     err, out = _raises(lambda: getattr(torch, op)(torch.zeros(a), torch.zeros(b)))
-    problem = R.matmul_problem(op, a, b)
+    problem = matmul_problem(op, a, b)
     if err is None:
         assert problem is None
         assert S.named_product_shape(op, a, b) == tuple(out.shape)
@@ -289,7 +292,7 @@ RESHAPE_CASES = [
 def test_reshape_shape_and_problem_match_torch():
     for src, target in RESHAPE_CASES:
         err, out = _raises(lambda: torch.zeros(src).reshape(target))
-        problem = R.reshape_problem(src, target)
+        problem = reshape_problem(src, target)
         if err is None:
             assert problem is None, (src, target)
             assert S.reshape_shape(src, target) == tuple(out.shape), (src, target)
@@ -311,7 +314,7 @@ CAT_CASES = [
 def test_cat_stack_shapes_and_problems_match_torch():
     for op, shapes, dim in CAT_CASES:
         err, out = _raises(lambda: getattr(torch, op)([torch.zeros(s) for s in shapes], dim=dim))
-        problem = R.concat_problem(op, shapes, dim)
+        problem = concat_problem(op, shapes, dim)
         if err is None:
             assert problem is None, (op, shapes, dim)
             mine = S.cat_shape(shapes, dim) if op == "cat" else S.stack_shape(shapes, dim)

@@ -1,0 +1,113 @@
+"""TTL507 matmul-shape-mismatch: the rule, with the helpers only it uses."""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import libcst as cst
+
+from ...knowledge import shapes as S
+from ...values import TensorValue, Value, describe_shape
+from ..base import Rule, RuntimeClaim, register
+from .known import _known, _shape
+from .messages import shape_origin
+
+
+def _matmul_operands(node: Any, ev: Any) -> Optional[Tuple[str, Value, Value, str]]:
+    """(op name, left, right, how the call reads) for ``@``, matmul, mm and bmm."""
+    if isinstance(node, cst.BinaryOperation):
+        if not isinstance(node.operator, cst.MatrixMultiply):
+            return None
+        return "@", ev.value(node.left), ev.value(node.right), "@"
+    callee = ev.callee(node)
+    if callee is None or callee.args.has_star:
+        return None
+    if callee.kind == "symbol" and callee.name in ("torch.matmul", "torch.mm", "torch.bmm"):
+        op = callee.name[6:]
+        other = "other" if op == "matmul" else "mat2"
+        return op, callee.args.get(0, "input"), callee.args.get(1, other), f"torch.{op}"
+    if callee.kind == "method" and callee.name in ("matmul", "mm", "bmm") and isinstance(callee.receiver, TensorValue):
+        other = "other" if callee.name == "matmul" else "mat2"
+        return callee.name, callee.receiver, callee.args.get(0, other), f".{callee.name}()"
+    return None
+
+
+def matmul_problem(op: str, a: Tuple[Any, ...], b: Tuple[Any, ...]) -> Optional[str]:
+    """Why ``a op b`` fails, when the known dims prove it."""
+    if op in ("@", "matmul"):
+        if not a or not b:
+            return None
+        inner = S.matmul_inner(a, b)
+        if inner is None:
+            return None
+        x, y = inner
+        if _known(x) and _known(y) and x != y:
+            which = "its only dimension" if len(b) == 1 else "its second-to-last dimension"
+            return f"the left operand's last dimension is {x}, the right operand's {which} is {y}"
+        return None
+    if op == "mm":
+        if len(a) == 2 and len(b) == 2 and _known(a[1]) and _known(b[0]) and a[1] != b[0]:
+            return f"the left matrix has {a[1]} columns, the right one {b[0]} rows"
+        return None
+    if op == "bmm":
+        if len(a) != 3 or len(b) != 3:
+            return None
+        if _known(a[0]) and _known(b[0]) and a[0] != b[0]:
+            return f"the batch sizes differ ({a[0]} and {b[0]})"
+        if _known(a[2]) and _known(b[1]) and a[2] != b[1]:
+            return f"the left matrices have {a[2]} columns, the right ones {b[1]} rows"
+    return None
+
+
+@register
+class MatmulInnerDimMismatch(Rule):
+    """
+    ## What it does
+    Flags `a @ b`, `torch.matmul`, `torch.mm`, `torch.bmm` (and the tensor methods) when
+    the known contracted dimensions differ: the last dimension of `a` and the
+    second-to-last (or only) dimension of `b`; for `bmm` also the batch sizes.
+
+    ## Why is this bad?
+    The product is undefined and fails with `mat1 and mat2 shapes cannot be multiplied
+    (3x4 and 5x6)` (or `size mismatch`, `inconsistent tensor size`, `Expected size for
+    first two dimensions of batch2 tensor`, depending on the ranks). Often one operand
+    needs a transpose (`b.T`, `b.transpose(-2, -1)`).
+
+    ## Example
+    ```python
+    queries = torch.randn(8, 64)
+    keys = torch.randn(10, 64)
+    scores = queries @ keys
+    ```
+
+    ## Use instead
+    ```python
+    scores = queries @ keys.T
+    ```
+
+    ## Fix safety
+    No fix.
+    """
+
+    code = "TTL507"
+    name = "matmul-shape-mismatch"
+    summary = "matrix product whose contracted dimensions differ"
+    listens = (cst.Call, cst.BinaryOperation)
+    runtime = RuntimeClaim(
+        "RuntimeError",
+        r"shapes cannot be multiplied|size mismatch, got|inconsistent tensor size|"
+        r"Expected size for first two dimensions of batch2 tensor")
+
+    def visit(self, node: Any, ev: Any) -> None:
+        found = _matmul_operands(node, ev)
+        if found is None:
+            return
+        op, left, right, how = found
+        a, b = _shape(left), _shape(right)
+        if a is None or b is None:
+            return
+        problem = matmul_problem(op, a, b)
+        if problem is None:
+            return
+        origin = shape_origin(left, ev) or shape_origin(right, ev)
+        self.report(node, f"`{how}` cannot multiply shapes {describe_shape(a)} and {describe_shape(b)}: "
+                          f"{problem}", origin=origin)

@@ -1,0 +1,69 @@
+"""TTL512 cross-entropy-target-column: the rule, with the helpers only it uses."""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ...values import TensorValue, describe_shape, is_integral
+from ..base import Rule, RuntimeClaim, expr_text, register
+from .call_matchers import _loss_call
+from .known import _known, _shape
+from .messages import _subject, _with_origin, shape_origin
+
+
+def _all_integral(value: TensorValue) -> bool:
+    return value.dtypes is not None and bool(value.dtypes) and all(
+        is_integral(d, include_bool=False) for d in value.dtypes)
+
+
+@register
+class CrossEntropyTargetColumn(Rule):
+    """
+    ## What it does
+    Flags `cross_entropy` / `nll_loss` (functional or module) whose input is `(N, C)` and
+    whose class-index target has shape `(N, 1)`.
+
+    ## Why is this bad?
+    Class-index targets must be `(N,)`; torch fails with `0D or 1D target tensor
+    expected, multi-target not supported`. The extra dimension usually comes from a
+    dataset that returns `[label]` or from `labels.unsqueeze(1)` / `view(-1, 1)`.
+
+    ## Example
+    ```python
+    labels = torch.tensor([[0], [2], [1], [1]])
+    loss = F.cross_entropy(logits, labels)  # logits: (4, 3)
+    ```
+
+    ## Use instead
+    ```python
+    loss = F.cross_entropy(logits, labels.squeeze(1))
+    ```
+
+    ## Fix safety
+    No fix.
+    """
+
+    code = "TTL512"
+    name = "cross-entropy-target-column"
+    summary = "cross_entropy/nll_loss class-index target of shape (N, 1) instead of (N,)"
+    listens = (cst.Call,)
+    runtime = RuntimeClaim("RuntimeError", r"0D or 1D target tensor expected, multi-target not supported")
+
+    def visit(self, node: cst.Call, ev: Any) -> None:
+        found = _loss_call(node, ev)
+        if found is None or found[0] not in ("cross_entropy", "nll_loss"):
+            return
+        name, how, x, y, x_node, y_node = found
+        a, b = _shape(x), _shape(y)
+        if a is None or b is None or len(a) != 2 or len(b) != 2 or b[1] != 1:
+            return
+        if not _known(a[1]) or a[1] == 1:
+            return  # (N, 1) logits with an (N, 1) target: torch reads it as probabilities (TTL207)
+        if not isinstance(y, TensorValue) or not _all_integral(y):
+            return
+        origin = shape_origin(y, ev)
+        target = expr_text(y_node) if y_node is not None else "target"
+        self.report(node, f"`{how}` needs class indices of shape (N,), but target {_subject(y_node)} "
+                          f"{_with_origin('has shape ' + describe_shape(b), origin)}; "
+                          f"use `{target}.squeeze(1)`", origin=origin)
