@@ -8,7 +8,6 @@ seconds. Notebooks and cache entries have their own fuzz tests (``test_notebook_
 """
 from __future__ import annotations
 
-import codecs
 import time
 
 import pytest

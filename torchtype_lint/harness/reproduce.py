@@ -30,7 +30,6 @@ from ..values import (
     StringValue, SymbolValue, TensorValue, Value, describe_dtypes,
 )
 from . import allowlist
-from .allowlist import FORBIDDEN_CALLS, FORBIDDEN_METHODS  # noqa: F401 - re-exported
 from .facts import Facts, collect
 from .literals import Unrenderable as _Unrenderable
 from .literals import is_literal, literal_value, operator, render
