@@ -16,6 +16,7 @@ from typing import Any, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from ..contracts import table
+from ..knowledge.float_only_ops import covered_names
 from ..knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
 from ..values import (
     ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
@@ -23,19 +24,9 @@ from ..values import (
 )
 from .base import Rule, RuntimeClaim, expr_text, register
 
-#: Names whose int/bool cases TTL211 (rules/dtype/ttl211_op_undefined_for_dtype.py) reports
-#: with a tailored message and fix; for those dtypes the contract rules stay silent so one
-#: mistake gives one finding.
-#: The value says which dtypes TTL211 covers: "int_or_bool" or "int" (gelu).
-HANDWRITTEN: dict = {}
-for _op in ("mean", "nanmean", "std", "var", "std_mean", "var_mean", "norm", "quantile",
-            "nanquantile", "softmax", "log_softmax", "rand_like", "randn_like"):
-    HANDWRITTEN["torch." + _op] = HANDWRITTEN["Tensor." + _op] = "int_or_bool"
-for _name in ("torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
-              "torch.nn.functional.normalize", "torch.nn.functional.cross_entropy",
-              "torch.linalg.vector_norm", "torch.linalg.norm"):
-    HANDWRITTEN[_name] = "int_or_bool"
-HANDWRITTEN["torch.nn.functional.gelu"] = "int"
+#: Names whose int/bool cases TTL211 reports with a tailored message and fix; for those dtypes
+#: the contract rules stay silent so one mistake gives one finding.
+COVERED_BY_TTL211 = covered_names()
 
 #: Keyword arguments that only pick dimensions or flags: an unknown value there cannot change
 #: the dtype the op computes in.
@@ -155,12 +146,7 @@ def _collect(value: Value, node: Any, tensors: list, scalars: list, keyword: Opt
 
 
 def _handled_elsewhere(call: _Call) -> bool:
-    covered = HANDWRITTEN.get(call.name)
-    if covered is None:
-        return False
-    if covered == "int":
-        return all(category(d) == 1 for d in call.dtypes)
-    return all(category(d) < 2 for d in call.dtypes)
+    return call.name in COVERED_BY_TTL211 and all(category(d) < 2 for d in call.dtypes)
 
 
 def _suggestion(contract: table.Contract, subject: str, dtypes: FrozenSet[str]) -> str:

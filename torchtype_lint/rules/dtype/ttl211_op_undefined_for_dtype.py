@@ -6,33 +6,13 @@ from typing import Any
 import libcst as cst
 
 from ...findings import Fix
+from ...knowledge.float_only_ops import ACCEPTS_DTYPE, FLOAT_ONLY, FUNCTIONAL, LINALG_NORMS, MODULES
 from ...values import FLOAT32, ModuleValue, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, code, is_int_or_bool, one, origin_note, said,
     scalar_type_name, show,
 )
-
-_NEEDS_FLOAT = {
-    "mean": "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {d}",
-    "nanmean": "nanmean(): expected input to have floating point or complex dtype but got {d}",
-    "std": "std and var only support floating point and complex dtypes",
-    "var": "std and var only support floating point and complex dtypes",
-    "std_mean": "std_mean only support floating point and complex dtypes",
-    "var_mean": "var_mean only support floating point and complex dtypes",
-    "norm": "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {d}",
-    "quantile": "quantile() input tensor must be either float or double dtype",
-    "nanquantile": "quantile() input tensor must be either float or double dtype",
-    "softmax": "\"softmax_lastdim_kernel_impl\" not implemented for '{d}'",
-    "log_softmax": "\"log_softmax_lastdim_kernel_impl\" not implemented for '{d}'",
-    "rand_like": "\"check_uniform_bounds\" not implemented for '{d}'",
-    "randn_like": "\"normal_kernel_cpu\" not implemented for '{d}'",
-    "gelu": "\"GeluKernelImpl\" not implemented for '{d}'",
-}
-#: Ops that take ``dtype=`` and then work on integers.
-_ACCEPT_DTYPE = {"mean", "nanmean", "softmax", "log_softmax", "rand_like", "randn_like", "norm"}
-_FUNCTIONAL = {"softmax", "log_softmax", "gelu", "normalize"}
-_MODULES = {"Softmax": "softmax", "LogSoftmax": "log_softmax", "GELU": "gelu"}
 
 
 @register
@@ -86,12 +66,12 @@ class OpUndefinedForDtype(DtypeRule):
             return
         args = callee.args
         receiver_node = None
-        if callee.kind == "method" and isinstance(callee.receiver, TensorValue) and callee.name in _NEEDS_FLOAT \
+        if callee.kind == "method" and isinstance(callee.receiver, TensorValue) and callee.name in FLOAT_ONLY \
                 and isinstance(node.func, cst.Attribute):
             op, x, receiver_node = callee.name, callee.receiver, node.func.value
             label = f".{op}()"
         elif callee.kind == "symbol" and callee.name.startswith("torch.nn.functional.") and \
-                callee.name[20:] in _FUNCTIONAL | {"cross_entropy"}:
+                callee.name[20:] in FUNCTIONAL | {"cross_entropy"}:
             op, x = callee.name[20:], args.get(0, "input")
             label = f"F.{op}"
             if op == "normalize":
@@ -99,21 +79,21 @@ class OpUndefinedForDtype(DtypeRule):
             if op == "cross_entropy":
                 op = "log_softmax"
         elif callee.kind == "symbol" and callee.name.startswith("torch.") and (
-                callee.name[6:] in _NEEDS_FLOAT or callee.name in ("torch.linalg.vector_norm", "torch.linalg.norm")):
+                callee.name[6:] in FLOAT_ONLY or callee.name in LINALG_NORMS):
             op = "norm" if callee.name.startswith("torch.linalg.") else callee.name[6:]
             x, label = args.get(0, "input"), callee.name
         elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue) and (
-                callee.receiver.short_name in _MODULES or callee.receiver.short_name == "CrossEntropyLoss"):
-            op = _MODULES.get(callee.receiver.short_name, "log_softmax")
+                callee.receiver.short_name in MODULES or callee.receiver.short_name == "CrossEntropyLoss"):
+            op = MODULES.get(callee.receiver.short_name, "log_softmax")
             x, label = args.get(0, "input"), f"nn.{callee.receiver.short_name}"
         else:
             return
-        if "dtype" in args.kw and op in _ACCEPT_DTYPE:
+        if "dtype" in args.kw and op in ACCEPTS_DTYPE:
             return
         if not all_dtypes(x, is_int_or_bool):
             return
         d = one(x)
-        torch_says = _NEEDS_FLOAT[op].format(d=scalar_type_name(d) if d else "...")
+        torch_says = FLOAT_ONLY[op].format(d=scalar_type_name(d) if d else "...")
         exception = "NotImplementedError" if "not implemented" in torch_says else "RuntimeError"
         fix = None
         hint = "convert it first with `.float()`"
