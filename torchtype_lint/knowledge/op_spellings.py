@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Dict, Mapping
 
+from .torch_api import LOSS_FUNCTIONALS
+
 _F = "torch.nn.functional."
 
 #: ``nn`` module classes whose ``forward(input, ...)`` is one functional op on the call's
@@ -27,12 +29,13 @@ MODULE_OPS: Mapping[str, str] = {
     "Hardswish": _F + "hardswish", "LeakyReLU": _F + "leaky_relu", "LogSigmoid": _F + "logsigmoid",
     "Tanhshrink": _F + "tanhshrink", "Softshrink": _F + "softshrink", "Hardshrink": _F + "hardshrink",
     "Softmax": _F + "softmax", "LogSoftmax": _F + "log_softmax", "Softmin": _F + "softmin",
-    # losses of (input, target)
-    "MSELoss": _F + "mse_loss", "L1Loss": _F + "l1_loss", "SmoothL1Loss": _F + "smooth_l1_loss",
-    "HuberLoss": _F + "huber_loss", "KLDivLoss": _F + "kl_div", "BCELoss": _F + "binary_cross_entropy",
-    "BCEWithLogitsLoss": _F + "binary_cross_entropy_with_logits",
+    # losses of (input, target) the engine does not model (the rest come from its table below)
     "SoftMarginLoss": _F + "soft_margin_loss",
     "MultiLabelSoftMarginLoss": _F + "multilabel_soft_margin_loss",
+    # Class-index losses are not here: their target is an integer tensor by design, which the
+    # "one shared dtype" judgement of the contract table does not fit.
+    **{cls: _F + function for cls, function in LOSS_FUNCTIONALS.items()
+       if function not in ("cross_entropy", "nll_loss")},
 }
 
 #: Python binary operators on tensors (libcst operator class names). `-` is left to TTL2xx's

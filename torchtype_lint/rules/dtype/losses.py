@@ -5,7 +5,13 @@ from typing import Any, Tuple
 
 import libcst as cst
 
+from ...knowledge.torch_api import LOSS_FUNCTIONALS
 from ...values import ModuleValue
+
+
+def modules_of(functions: Tuple[str, ...]) -> Tuple[str, ...]:
+    """The ``nn`` loss classes whose forward is one of ``functions`` (from the one table)."""
+    return tuple(sorted(cls for cls, function in LOSS_FUNCTIONALS.items() if function in functions))
 
 
 def symbol_or_module(ev: Any, node: cst.Call, functions: Tuple[str, ...], modules: Tuple[str, ...]):

@@ -12,10 +12,10 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_float, one, origin_note, rank,
     said, scalar_type_name, show,
 )
-from .losses import symbol_or_module
+from .losses import modules_of, symbol_or_module
 
 _CLASS_LOSSES = ("cross_entropy", "nll_loss")
-_CLASS_LOSS_MODULES = ("CrossEntropyLoss", "NLLLoss")
+_CLASS_LOSS_MODULES = modules_of(_CLASS_LOSSES)
 
 
 @register

@@ -12,10 +12,10 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_bool, is_float, never_equal,
     one, origin_note, said, scalar_type_name, show,
 )
-from .losses import symbol_or_module
+from .losses import modules_of, symbol_or_module
 
 _BINARY_LOSSES = ("binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss")
-_BINARY_LOSS_MODULES = ("BCELoss", "BCEWithLogitsLoss", "HuberLoss")
+_BINARY_LOSS_MODULES = modules_of(_BINARY_LOSSES)
 
 
 @register

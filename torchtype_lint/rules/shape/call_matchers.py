@@ -5,6 +5,7 @@ from typing import Any, Optional, Tuple
 
 import libcst as cst
 
+from ...knowledge.torch_api import LOSS_FUNCTIONALS
 from ...values import ModuleValue, Value
 
 
@@ -30,10 +31,9 @@ _LOSS_FUNCTIONS = {
     "torch.nn.functional.binary_cross_entropy_with_logits": "binary_cross_entropy_with_logits",
     "torch.nn.functional.mse_loss": "mse_loss", "torch.nn.functional.l1_loss": "l1_loss",
 }
-_LOSS_MODULES = {
-    "CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll_loss", "BCELoss": "binary_cross_entropy",
-    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "MSELoss": "mse_loss", "L1Loss": "l1_loss",
-}
+#: The nn spellings of the same losses, from the one table of loss modules.
+_LOSS_MODULES = {cls: function for cls, function in LOSS_FUNCTIONALS.items()
+                 if function in _LOSS_FUNCTIONS.values()}
 
 
 def _loss_call(node: cst.Call, ev: Any) -> Optional[Tuple[str, str, Value, Value, Any, Any]]:
