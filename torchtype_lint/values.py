@@ -17,6 +17,7 @@ so a diagnostic can say *where* a bad dtype came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import IntEnum
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # --------------------------------------------------------------------------- dtypes
@@ -46,15 +47,24 @@ COMPLEX_DTYPES: FrozenSet[str] = frozenset({COMPLEX64, COMPLEX128, "complex32"})
 DTypes = Optional[FrozenSet[str]]
 
 
-def category(dtype: str) -> int:
-    """Promotion category: bool < integer < floating < complex."""
+class Category(IntEnum):
+    """Promotion categories, ordered as torch promotes: bool < integer < floating < complex."""
+
+    BOOL = 0
+    INT = 1
+    FLOAT = 2
+    COMPLEX = 3
+
+
+def category(dtype: str) -> Category:
+    """The promotion category of ``dtype``."""
     if dtype == BOOL:
-        return 0
+        return Category.BOOL
     if dtype in INTEGER_DTYPES:
-        return 1
+        return Category.INT
     if dtype in FLOAT_DTYPES:
-        return 2
-    return 3
+        return Category.FLOAT
+    return Category.COMPLEX
 
 
 def is_floating(dtype: str) -> bool:

@@ -8,7 +8,7 @@ from typing import Dict, Iterable, Optional
 
 from ..values import (
     BFLOAT16, BOOL, COMPLEX64, COMPLEX128, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
-    INT64, UINT8, category,
+    INT64, UINT8, Category, category,
 )
 
 #: ``torch.<attr>`` -> canonical dtype name (aliases included).
@@ -73,7 +73,7 @@ def promote_types(a: str, b: str) -> Optional[str]:
         return a if _INT_ORDER[a] >= _INT_ORDER[b] else b
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
-        if category(hi) == 3 and category(lo) == 2:
+        if category(hi) == Category.COMPLEX and category(lo) == Category.FLOAT:
             return promote_types(hi, _complex_of(lo))
         return hi if hi in _FLOAT_ORDER or hi in (COMPLEX64, COMPLEX128) else None
     if ca == 2:
@@ -98,13 +98,13 @@ def _combine_categories(higher: Optional[str], lower: Optional[str]) -> Optional
         return lower
     if lower is None:
         return higher
-    if category(higher) == 3:
+    if category(higher) == Category.COMPLEX:
         return higher
-    if category(lower) == 3:
-        return _complex_of(higher) if category(higher) == 2 else lower
-    if category(higher) == 2:
+    if category(lower) == Category.COMPLEX:
+        return _complex_of(higher) if category(higher) == Category.FLOAT else lower
+    if category(higher) == Category.FLOAT:
         return higher
-    if higher == BOOL or category(lower) == 2:
+    if higher == BOOL or category(lower) == Category.FLOAT:
         return promote_types(higher, lower)
     return higher
 
@@ -154,4 +154,4 @@ def can_cast(from_dtype: str, to_dtype: str) -> bool:
 
 def true_divide_dtype(dtype: str, default_float: str = FLOAT32) -> str:
     """``a / b`` of integers gives the default float dtype."""
-    return default_float if category(dtype) < 2 else dtype
+    return default_float if category(dtype) < Category.FLOAT else dtype

@@ -4,12 +4,12 @@ from __future__ import annotations
 from typing import Any, Dict, Optional, Tuple
 
 from ..values import (
-    CallArgs, Callee,
+    CallArgs,
     FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, TensorValue, Value,
-    category,
+    Category, category,
 )
 from . import shapes as S
-from .torch_api import LOSS_FUNCTIONALS, Env, dtype_of_arg, int_const, loss_dtypes
+from .torch_api import LOSS_FUNCTIONALS, Env, dtype_of_arg, loss_dtypes
 
 #: Positional parameter names of the modules whose contracts the engine knows.
 SIGNATURES: Dict[str, Tuple[str, ...]] = {
@@ -156,7 +156,7 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     if name in ELEMENTWISE:
         if name == "Sigmoid" or name == "Tanh":
             dtypes = None if x.dtypes is None else frozenset(
-                FLOAT32 if category(d) < 2 else d for d in x.dtypes)
+                FLOAT32 if category(d) < Category.FLOAT else d for d in x.dtypes)
             return TensorValue(dtypes, x.shape, x.origin, x.device)
         return x
     out_dtypes = module.param_dtypes if module.param_dtypes is not None else x.dtypes

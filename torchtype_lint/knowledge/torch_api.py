@@ -12,7 +12,7 @@ from ..values import (
     CallArgs,
     BOOL, FLOAT32, INT64, TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, Origin,
     ScalarValue, SequenceValue, Shape, StringValue, SymbolValue, TensorValue, Value,
-    category, numel,
+    Category, category, numel,
 )
 from . import dtypes as D
 from . import shapes as S
@@ -543,9 +543,9 @@ def loss_dtypes(name: str, x: Value, target: Value, env: Env) -> Optional[frozen
     if name == "binary_cross_entropy":
         return x.dtypes if x.dtypes == target.dtypes else None
     if name == "cross_entropy":
-        if all(category(d) < 2 for d in target.dtypes):
+        if all(category(d) < Category.FLOAT for d in target.dtypes):
             return x.dtypes
-        if all(category(d) == 2 for d in target.dtypes):
+        if all(category(d) == Category.FLOAT for d in target.dtypes):
             return _promote_sets(x, target, env)
     return None
 
@@ -587,7 +587,7 @@ def cast_result(value: TensorValue, dtype: Optional[str], node: Any, how: str,
                 device: Optional[str] = None) -> TensorValue:
     origin = _origin(node, f"{how} gives {dtype}", None) if dtype else value.origin
     # only floating and complex tensors carry gradients: x.int() never requires grad
-    requires_grad = False if dtype is not None and category(dtype) < 2 else value.requires_grad
+    requires_grad = False if dtype is not None and category(dtype) < Category.FLOAT else value.requires_grad
     return TensorValue(frozenset({dtype}) if dtype else value.dtypes, value.shape, origin,
                        device or value.device, requires_grad)
 
@@ -672,7 +672,7 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         return binary_op(recv, args.pos[0], "/", node, env)
     if name in FLOATING_UNARY:
         dtypes = None if recv.dtypes is None else frozenset(
-            env.default_float if category(d) < 2 else d for d in recv.dtypes)
+            env.default_float if category(d) < Category.FLOAT else d for d in recv.dtypes)
         return TensorValue(dtypes, recv.shape, recv.origin, recv.device)
     if name in BOOL_RESULT:
         shape = recv.shape if name not in ("any", "all") or args.pos or args.kw else ()
@@ -825,10 +825,10 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
         dtypes: Optional[frozenset] = frozenset({INT64})
     elif name == "logsumexp":
         dtypes = None if recv.dtypes is None else frozenset(
-            env.default_float if category(d) < 2 else d for d in recv.dtypes)
+            env.default_float if category(d) < Category.FLOAT else d for d in recv.dtypes)
     elif name in REDUCTIONS_INT64:
         dtypes = None if recv.dtypes is None else frozenset(
-            INT64 if category(d) < 2 else d for d in recv.dtypes)
+            INT64 if category(d) < Category.FLOAT else d for d in recv.dtypes)
     else:
         dtypes = recv.dtypes
     if "dtype" in args.kw:

@@ -20,7 +20,7 @@ from ..knowledge.float_only_ops import covered_names
 from ..knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
 from ..values import (
     ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
-    StringValue, TensorValue, Value, category, describe_dtypes,
+    StringValue, TensorValue, Value, Category, category, describe_dtypes,
 )
 from .base import Rule, RuntimeClaim, expr_text, register
 
@@ -146,11 +146,11 @@ def _collect(value: Value, node: Any, tensors: list, scalars: list, keyword: Opt
 
 
 def _handled_elsewhere(call: _Call) -> bool:
-    return call.name in COVERED_BY_TTL211 and all(category(d) < 2 for d in call.dtypes)
+    return call.name in COVERED_BY_TTL211 and all(category(d) < Category.FLOAT for d in call.dtypes)
 
 
 def _suggestion(contract: table.Contract, subject: str, dtypes: FrozenSet[str]) -> str:
-    if any(category(d) == 3 for d in dtypes):
+    if any(category(d) == Category.COMPLEX for d in dtypes):
         return ""  # converting complex to a real dtype drops the imaginary part: no advice
     for dtype, method in _FIX_METHODS:
         if dtype in contract.cpu_declared and dtype in contract.cuda:

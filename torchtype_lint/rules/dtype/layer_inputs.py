@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from ...values import FLOAT32, ModuleValue, category
+from ...values import FLOAT32, ModuleValue, Category, category
 from ..dtype_support import NORM_LAYERS, c10_name, first_layer, scalar_type_name
 from ..torch_messages import TorchMessage
 
@@ -52,7 +52,7 @@ def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[
         return TorchMessage.of(f"Input type ({c10_name(x_dtype)}) and bias type ({c10_name(p_dtype)}) "
                                "should be the same")
     if name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-                "InstanceNorm3d") and category(x_dtype) < 2:
+                "InstanceNorm3d") and category(x_dtype) < Category.FLOAT:
         return TorchMessage.of(f"\"batch_norm\" not implemented for '{x}'")
     if name in NORM_LAYERS:
         return TorchMessage.of("mixed dtype (CPU): all inputs must share same datatype.")

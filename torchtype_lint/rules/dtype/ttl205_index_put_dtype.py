@@ -6,7 +6,7 @@ from typing import Any
 import libcst as cst
 
 from ...findings import Fix
-from ...values import TensorValue, Value, category
+from ...values import TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, code, never_equal, one, origin_note, rank, said, scalar_type_name, show,
@@ -107,7 +107,7 @@ class IndexPutDtype(DtypeRule):
         if not tensors:
             return  # basic indexing casts silently
         src_rank = rank(src)
-        integer_index = all(all_dtypes(t, lambda d: category(d) == 1) for t in tensors)
+        integer_index = all(all_dtypes(t, lambda d: category(d) == Category.INT) for t in tensors)
         if not (src_rank is not None and src_rank >= 1) and not integer_index:
             return  # a 0-dim source through a mask is filled (and cast) like a scalar
         d, s = one(dest), one(src)

@@ -6,7 +6,7 @@ from typing import Any
 import libcst as cst
 
 from ...findings import Fix
-from ...values import FLOAT32, INT64, UINT8, TensorValue, Value, category
+from ...values import FLOAT32, INT64, UINT8, TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_float, one, origin_note, rank,
@@ -76,14 +76,14 @@ class ClassTargetDtype(DtypeRule):
         lr, tr = rank(logits), rank(target)
         cross_entropy = name in ("cross_entropy", "CrossEntropyLoss")
         message, want = None, None
-        if cross_entropy and all(category(d) <= 1 and d not in (INT64, UINT8) for d in dtypes) and \
+        if cross_entropy and all(category(d) <= Category.INT and d not in (INT64, UINT8) for d in dtypes) and \
                 lr is not None and tr == lr and lr >= 1:
             # Same shape as the input: read as class probabilities, which must be float.
             t = one(target)
             message = ("Expected floating point type for target with class probabilities, got "
                        f"{scalar_type_name(t) if t else 'Int'}")
             want = FLOAT32
-        elif all(category(d) <= 1 and d not in (INT64, UINT8) for d in dtypes):
+        elif all(category(d) <= Category.INT and d not in (INT64, UINT8) for d in dtypes):
             t = one(target)
             message = (f"expected target dtype to be Long or Byte, but got {scalar_type_name(t)}" if t
                        else "expected target dtype to be Long or Byte")

@@ -6,7 +6,7 @@ from typing import Any
 import libcst as cst
 
 from ...findings import Fix
-from ...values import FLOAT32, category
+from ...values import FLOAT32, Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_bool, is_float, never_equal,
@@ -79,7 +79,7 @@ class LossTargetDtype(DtypeRule):
                 message = (f"Found dtype {scalar_type_name(t)} but expected {scalar_type_name(p)}" if t
                            else f"Found dtype ... but expected {scalar_type_name(p)}")
         elif name in ("binary_cross_entropy_with_logits", "BCEWithLogitsLoss"):
-            if all_dtypes(target, lambda d: category(d) == 1):
+            if all_dtypes(target, lambda d: category(d) == Category.INT):
                 message = (f"result type Float can't be cast to the desired output type "
                            f"{scalar_type_name(t) if t else 'Long'}")
             elif all_dtypes(target, is_bool):
