@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from torchtype_lint.check import Settings, check_source
-from torchtype_lint.rules.annotations import MalformedShape, parse_jaxtyping_shape
+from torchtype_lint.rules.annotation.shape_strings import MalformedShape, parse_jaxtyping_shape
 from torchtype_lint.rules.base import get_rule
 from torchtype_lint.selection import Selection
 

@@ -1,0 +1,1 @@
+"""TTL6xx: jaxtyping annotations read as contracts; one rule a file."""
