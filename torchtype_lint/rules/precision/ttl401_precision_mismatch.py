@@ -1,22 +1,22 @@
-"""TTL4xx: floating-point precision mixing that torch rejects (float16/bfloat16/float64 vs float32)."""
+"""TTL401 precision-mismatch: float16/bfloat16/float64 meets float32 in a matmul or layer outside autocast."""
 from __future__ import annotations
 
 from typing import Any
 
 import libcst as cst
 
-from ..findings import Fix
-from ..values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
-from .base import RuntimeClaim, register
-from .dtype_support import (
+from ...findings import Fix
+from ...values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
+from ..base import RuntimeClaim, register
+from ..dtype_support import (
     module_dtype_changed,
     castable,
     MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
     matmul_operands, mismatch_kind, one, origin_note, pairs, show,
 )
-from .dtype.layer_inputs import layer_message, module_call
-from .dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
-from .torch_messages import TorchMessage
+from ..dtype.layer_inputs import layer_message, module_call
+from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
+from ..torch_messages import TorchMessage
 
 
 def _quoted(torch_says: TorchMessage) -> str:
@@ -147,42 +147,3 @@ def _from_autocast(origin: Any) -> bool:
             return True
         link, seen = link.parent, seen + 1
     return False
-
-
-@register
-class AutocastOutputOutside(PrecisionMismatch):
-    """
-    ## What it does
-    Flags a tensor computed inside a `torch.autocast` region by a matrix product or a
-    linear/conv layer (so it is float16 or bfloat16) that is used after the region in a
-    matrix product or layer with float32 operands or parameters.
-
-    ## Why is this bad?
-    Autocast only changes dtypes while the region is active. Its outputs keep the low
-    precision dtype, and outside the region nothing casts the float32 side down:
-    `RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and Float`.
-    (Elementwise ops and losses promote and are fine.)
-
-    ## Example
-    ```python
-    with torch.autocast("cuda"):
-        features = backbone(x)
-    logits = head(features)      # head is float32, features float16
-    ```
-
-    ## Use instead
-    ```python
-    with torch.autocast("cuda"):
-        features = backbone(x)
-        logits = head(features)
-    # or: logits = head(features.float())
-    ```
-
-    ## Fix safety
-    Unsafe: the fix converts the autocast output to the other side's dtype.
-    """
-
-    code = "TTL402"
-    name = "autocast-output-outside-autocast"
-    summary = "float16/bfloat16 output of an autocast region meets float32 in a matmul or layer after it"
-    autocast_escape = True
