@@ -1,4 +1,4 @@
-"""TTL3xx: numpy-to-tensor conversions that keep numpy's float64.
+"""TTL301 numpy-float64-tensor: tensor created from a float64 ndarray without dtype=.
 
 Policy, one root cause -> one report: a float64 conversion is reported at most once.
 - If the float64 tensor later reaches an op that fails (a float32 layer, a matmul, a BCE or
@@ -18,16 +18,13 @@ from typing import Any, Dict, Tuple
 
 import libcst as cst
 
-from ..findings import Fix
-from ..knowledge import dtypes as D
-from ..values import FLOAT64, ArrayValue, DTypeValue, Origin, TensorValue
-from .base import RuntimeClaim, register
-from .dtype_support import (
-    DtypeRule, code, conversion_in_chain, conversion_name, dtype_attr, is_explained,
-    mark_node_explained, method_call, paren, torch_module_expr,
+from ...findings import Fix
+from ...values import FLOAT64, ArrayValue, Origin
+from ..base import RuntimeClaim, register
+from ..dtype_support import (
+    DtypeRule, code, conversion_name, dtype_attr, is_explained, method_call, paren, torch_module_expr,
 )
-
-_CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
+from .later_casts import mark_later_casts
 
 
 def float64_conversion(node: cst.Call, ev: Any):
@@ -57,33 +54,6 @@ def conversion_fix(node: cst.Call, name: str) -> Fix:
         return Fix(node, new, "Create a float32 tensor: add `dtype=torch.float32`", safe=False)
     new_call = method_call(paren(node), "float")
     return Fix(node, new_call, f"Convert to float32: `{code(new_call)}`", safe=False)
-
-
-_LIKE_WITH_DTYPE = {f"torch.{name}_like" for name in ("zeros", "ones", "empty", "full", "rand", "randn", "randint")}
-
-
-def mark_later_casts(node: cst.Call, ev: Any) -> None:
-    """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
-    even ``.double()``) is a decision the user made: mark it explained."""
-    callee = ev.callee(node)
-    if (callee is not None and callee.kind == "symbol" and callee.name in _LIKE_WITH_DTYPE
-            and "dtype" in callee.args.kw and isinstance(callee.args.get(0, "input"), TensorValue)):
-        # torch.zeros_like(torch.from_numpy(a), dtype=...): only the shape of the conversion is used
-        conversion = conversion_in_chain(callee.args.get(0, "input").origin, ev)
-        if conversion is not None:
-            mark_node_explained(ev, conversion)
-        return
-    if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
-        return
-    explicit = callee.name in _CASTS or (callee.name == "to" and (
-        any(isinstance(v, (DTypeValue, TensorValue)) for v in callee.args.all_values())
-        or "dtype" in callee.args.kw
-        # `.to(x.device, x.dtype)`: a dtype chosen in the code, even when x's is unknown here
-        or any(isinstance(n, cst.Attribute) and n.attr.value == "dtype" for n in callee.args.pos_nodes)))
-    if explicit:
-        conversion = conversion_in_chain(callee.receiver.origin, ev)
-        if conversion is not None:
-            mark_node_explained(ev, conversion)
 
 
 @register

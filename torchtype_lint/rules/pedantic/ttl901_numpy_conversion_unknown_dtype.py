@@ -1,20 +1,14 @@
-"""TTL9xx: opt-in dtype rules (off unless selected with ``--select TTL9`` or a longer prefix).
-
-They report things that are not errors but that some teams want explicit: conversions whose
-dtype the engine cannot see, and silent int -> float promotions.
-"""
+"""TTL901 numpy-conversion-unknown-dtype: ndarray of unknown dtype converted to a tensor without dtype= (opt-in)."""
 from __future__ import annotations
 
 from typing import Any, Dict
 
 import libcst as cst
 
-from ..values import TOP, ArrayValue, category
-from .base import RuntimeClaim, register
-from .numpy_casts import mark_later_casts
-from .dtype_support import (
-    DtypeRule, all_dtypes, code, conversion_name, is_explained, is_float, origin_note, show,
-)
+from ...values import TOP, ArrayValue
+from ..base import RuntimeClaim, register
+from ..dtype_support import DtypeRule, code, conversion_name, is_explained
+from ..numpy.later_casts import mark_later_casts
 
 
 @register
@@ -88,54 +82,3 @@ class NumpyConversionUnknownDtype(DtypeRule):
         elif name != "torch.from_numpy" or data is not TOP:
             return  # torch.tensor(x) of an unknown x may be a list of Python numbers
         self._candidates[node] = None
-
-
-_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
-
-
-@register
-class ImplicitIntFloatPromotion(DtypeRule):
-    """
-    ## What it does
-    Flags elementwise `+`, `-`, `*`, `/` between an integer tensor and a floating-point
-    tensor, where torch silently promotes the integer operand.
-
-    ## Why is this bad?
-    It is not an error: torch promotes to the float dtype. Some code bases prefer every
-    int -> float conversion spelled out, because the promotion also hides mistakes such as
-    integer labels mixed into float features. Opt-in.
-
-    ## Example
-    ```python
-    scaled = counts * weights      # int64 * float32 -> float32
-    ```
-
-    ## Use instead
-    ```python
-    scaled = counts.float() * weights
-    ```
-
-    ## Fix safety
-    No fix.
-    """
-
-    code = "TTL902"
-    name = "implicit-int-float-promotion"
-    summary = "integer tensor silently promoted to float by elementwise arithmetic (opt-in)"
-    severity = "warning"
-    listens = (cst.BinaryOperation,)
-    default_enabled = False
-    runtime = RuntimeClaim("AssertionError")
-
-    def visit(self, node: cst.BinaryOperation, ev: Any) -> None:
-        if not isinstance(node.operator, _ELEMENTWISE):
-            return
-        left, right = ev.value(node.left), ev.value(node.right)
-        integer = lambda d: category(d) == 1  # noqa: E731 - tiny predicate
-        for int_side, float_side, int_node in ((left, right, node.left), (right, left, node.right)):
-            if all_dtypes(int_side, integer) and all_dtypes(float_side, is_float):
-                self.report(node,
-                            f"`{code(int_node, 30)}` ({show(int_side)}{origin_note(int_side)}) is silently "
-                            f"promoted to {show(float_side)} in `{code(node)}`; convert it explicitly",
-                            origin=int_side.origin)
-                return

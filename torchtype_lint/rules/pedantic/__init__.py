@@ -1,0 +1,1 @@
+"""TTL9xx: opt-in rules, off unless selected with ``--select TTL9`` or a longer prefix; one rule a file."""
