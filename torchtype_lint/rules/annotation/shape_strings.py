@@ -1,7 +1,7 @@
 """jaxtyping shape strings parsed into dims, and the strings jaxtyping rejects.
 
 The shape-string grammar below mirrors what jaxtyping 0.3.11 accepts and rejects (checked
-by running jaxtyping in tests/test_rules_shape_annotations.py).
+by running jaxtyping in tests/test_rules_shape.py).
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import libcst as cst
 
-from ...values import category
+from ...values import Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, all_dtypes, code, is_float, origin_note, show
 
@@ -51,7 +51,7 @@ class ImplicitIntFloatPromotion(DtypeRule):
         if not isinstance(node.operator, _ELEMENTWISE):
             return
         left, right = ev.value(node.left), ev.value(node.right)
-        integer = lambda d: category(d) == 1  # noqa: E731 - tiny predicate
+        integer = lambda d: category(d) == Category.INT  # noqa: E731 - tiny predicate
         for int_side, float_side, int_node in ((left, right, node.left), (right, left, node.right)):
             if all_dtypes(int_side, integer) and all_dtypes(float_side, is_float):
                 self.report(node,
