@@ -17,7 +17,7 @@ import pytest
 
 from torchtype_lint.check import Settings, check_source
 from torchtype_lint.contracts import table
-from torchtype_lint.rules.contracts import COVERED_BY_TTL211
+from torchtype_lint.rules.contract.judged_calls import COVERED_BY_TTL211
 from torchtype_lint.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,75 @@
+"""TTL251 op-dtype-unsupported-on-cuda: no CUDA kernel for the input dtype, in a file that uses CUDA."""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ...contracts import table
+from ...values import describe_dtypes
+from ..base import Rule, RuntimeClaim, register
+from .judged_calls import handled_elsewhere, judged_call, origin_note, subject_text, suggestion
+
+
+@register
+class OpDtypeUnsupportedOnCuda(Rule):
+    """
+    ## What it does
+    Flags a call that works on CPU but has no CUDA kernel for its input dtype, in a file
+    that moves tensors or models to CUDA (`.cuda()`, `.to("cuda")`, `device="cuda"`)
+    while the tensor's own device is not known. The classic case is integer matrix
+    multiplication: `torch.matmul` of two int64 tensors works on CPU and raises
+    `RuntimeError: "addmm_cuda" not implemented for 'Long'` on a GPU.
+
+    The CUDA facts come from torch's OpInfo declarations (`dtypesIfCUDA`), which torch's
+    CI checks on GPUs; they were not re-run by this project (see docs/contracts.md). When
+    the tensor is known to be on CUDA, TTL250 reports the call as an error instead.
+
+    ## Why is this bad?
+    The code passes every CPU test and fails the first time it runs on a GPU.
+
+    ## Example
+    ```python
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    counts = torch.tensor([[1, 2], [3, 4]])
+    pairs = torch.matmul(counts, counts)
+    ```
+
+    ## Use instead
+    ```python
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    counts = torch.tensor([[1, 2], [3, 4]])
+    pairs = torch.matmul(counts.float(), counts.float())
+    ```
+
+    ## Fix safety
+    No fix: converting changes the result dtype (and, past 2**24, float32 loses integer
+    precision), which the author has to accept.
+    """
+
+    code = "TTL251"
+    name = "op-dtype-unsupported-on-cuda"
+    summary = "operator has no CUDA kernel for the input dtype, in a file that uses CUDA"
+    severity = "warning"
+    listens = (cst.Call, cst.BinaryOperation)
+    fix_safety = "none"
+    runtime = RuntimeClaim("RuntimeError", r"not implemented for", ("cuda",))
+
+    def visit(self, node: Any, ev: Any) -> None:
+        if not getattr(ev, "moves_to_cuda", False):
+            return
+        call = judged_call(node, ev)
+        if call is None or call.device is not None or handled_elsewhere(call):
+            return
+        contract = table.contract(call.name)
+        if contract is None or not all(contract.cuda_only_gap(d) for d in call.dtypes):
+            return
+        shown = describe_dtypes(call.dtypes)
+        subject = subject_text(call)
+        origin = origin_note(call)
+        self.report(
+            node,
+            f"`{call.label}` on {shown} tensors works on CPU but is not implemented on CUDA "
+            f"(torch's OpInfo declares no CUDA kernel for {shown}), and this file moves "
+            f"tensors to CUDA; `{subject}` is {shown}{origin}{suggestion(contract, subject, call.dtypes)}",
+            origin=call.subject_value.origin)
