@@ -114,7 +114,8 @@ def test_plugin_failure_becomes_one_ttl000_and_other_files_are_checked(three_fil
     lines = captured.out.splitlines()
     assert code == 1
     assert [line.split(": ")[0] for line in lines] == ["a.py:4:1", "boom.py:1:1", "c.py:4:1"]
-    assert lines[1] == "boom.py:1:1: TTL000 internal error in torchtype-lint: RuntimeError: simulated engine failure"
+    # The same words as the CLI for the same failure (runner.check_bytes_bounded).
+    assert lines[1] == "boom.py:1:1: TTL000 internal error while analysing this file: RuntimeError: simulated engine failure"
     assert "Traceback" not in captured.err
 
 

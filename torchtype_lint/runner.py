@@ -26,7 +26,7 @@ from .files import discover
 from .findings import Finding, Location
 from .screen import MAX_SOURCE_CHARS
 
-from .settings import FileResult
+from .settings import DEFAULT_TIME_BUDGET, FileResult
 
 if TYPE_CHECKING:  # the engine is imported only once some file really needs analysing
     from .settings import Settings
@@ -45,7 +45,7 @@ def default_jobs() -> int:
 
 def hard_deadline(settings: "Settings") -> float:
     """Wall seconds after which a worker's file is abandoned (see ``bounded.hard_deadline``)."""
-    return bounded.hard_deadline(getattr(settings, "time_budget", 10.0))
+    return bounded.hard_deadline(getattr(settings, "time_budget", DEFAULT_TIME_BUDGET))
 
 
 def run_paths(paths: Sequence[str], settings: "Settings", excludes: Sequence[str] = (),
@@ -139,15 +139,17 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
         return _file_result(path, [_tool_finding("TTL000", path, " ".join(message.split()))], settings)
 
 
-def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings") -> "FileResult":
-    """``check.check_bytes`` (``check_source`` for a text) in a killable child process
-    (``bounded.call_bounded``): for the front ends that analyse one text at a time (stdin,
-    the language server). The result has the source text but no libcst nodes. Never raises."""
+def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings",
+                        tree: Any = None) -> "FileResult":
+    """``check.check_bytes`` (``check_source`` for a text, with CPython's ``tree`` of it when
+    the caller has one) in a killable child process (``bounded.call_bounded``): for the front
+    ends that analyse one text at a time (stdin, the flake8 plugin, the language server). The
+    result has the source text but no libcst nodes. Never raises."""
     from .check import warm_up
 
     warm_up()
     try:
-        dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings,
+        dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings, tree,
                                              seconds=hard_deadline(settings))
     except bounded.BoundExceeded as exc:
         why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
@@ -155,11 +157,12 @@ def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings"
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source)
 
 
-def _check_for_transport(data: Union[bytes, str], path: str,
-                         settings: "Settings") -> Tuple[List[Dict[str, Any]], Optional[str]]:
+def _check_for_transport(data: Union[bytes, str], path: str, settings: "Settings",
+                         tree: Any) -> Tuple[List[Dict[str, Any]], Optional[str]]:
     from .check import check_bytes, check_source
 
-    result = check_source(data, path, settings) if isinstance(data, str) else check_bytes(data, path, settings)
+    result = check_source(data, path, settings, tree=tree) if isinstance(data, str) \
+        else check_bytes(data, path, settings)
     return [finding_to_dict(f) for f in result.findings], result.source
 
 

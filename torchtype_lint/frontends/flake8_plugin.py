@@ -1,4 +1,4 @@
-"""flake8 front end: ``flake8 --select=TTL``. Thin: it calls ``check.check_source``.
+"""flake8 front end: ``flake8 --select=TTL``. Thin: it calls ``runner.check_bytes_bounded``.
 
 flake8 hands us its ``ast`` tree (the screen measures it instead of parsing again) and the
 file's lines; we re-parse with libcst. Columns are yielded 0-based, as flake8 expects. The
@@ -7,7 +7,7 @@ child process (``bounded.call_bounded``) so that no input can hang or exhaust fl
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Iterator, List, Tuple
 
 from .. import __version__
 
@@ -58,11 +58,8 @@ class TorchTypeChecker:
         source = "".join(self.lines)
         try:
             # Imported lazily: flake8 users who never lint torch code pay only this check.
-            from ..bounded import BoundExceeded, call_bounded
-            from ..cache import finding_from_dict
-            from ..findings import Finding
-            from ..check import PREFILTER_MARKERS, warm_up
-            from ..runner import hard_deadline
+            from ..check import PREFILTER_MARKERS
+            from ..runner import check_bytes_bounded
             from ..selection import Selection
 
             if not any(marker in source for marker in PREFILTER_MARKERS):
@@ -78,13 +75,8 @@ class TorchTypeChecker:
                                            extend_select=selection.extend_select + self._opt_in,
                                            ignore=selection.ignore)
             settings.respect_noqa = False
-            warm_up()  # once per flake8 process; every file's child inherits it
-            try:
-                found = [finding_from_dict(d, self.filename) for d in call_bounded(
-                    _found, source, self.filename, settings, self.tree, seconds=hard_deadline(settings))]
-            except BoundExceeded as exc:
-                why = f"internal error in torchtype-lint: {exc}" if exc.raised else f"not analysed: {exc}"
-                found = [Finding("TTL000", why, "error", self.filename)]
+            # In a killable child, like every front end; flake8's tree spares the screen a parse.
+            found = check_bytes_bounded(source, self.filename, settings, tree=self.tree).findings
             findings = plan.apply_per_file_ignores(found)
         except Exception as exc:  # noqa: BLE001 - never take the host down (a bad config included)
             message = " ".join(str(exc).split())
@@ -98,10 +90,3 @@ class TorchTypeChecker:
                 continue  # flake8 already reports E999 for syntax errors
             yield f.line, f.column, f"{f.code} {f.message}", type(self)
 
-
-def _found(source: str, filename: str, settings: Any, tree: Any) -> List[Dict[str, Any]]:
-    """The findings as plain dicts, to cross the process boundary."""
-    from ..cache import finding_to_dict
-    from ..check import check_source
-
-    return [finding_to_dict(f) for f in check_source(source, filename, settings, tree=tree).findings]
