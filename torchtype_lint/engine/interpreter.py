@@ -37,11 +37,34 @@ from ..knowledge import dtypes as D
 from ..knowledge import nn_modules as NN
 from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
+from ..knowledge.autocast import AUTOCAST_CONTEXTS, autocast_dtype, under_autocast
+from ..knowledge.data_pipeline import (
+    DATALOADER_NAMES, TENSOR_DATASET_NAMES, DataLoaderValue, TensorDatasetValue, batch, dataloader,
+    tensor_dataset,
+)
+from ..knowledge.defaults import (
+    DEFAULT_DEVICE_SETTERS, SET_DEFAULT_DTYPE, forget_default_device, forget_uncertain_default,
+    set_default_dtype,
+)
+from ..knowledge.functional import FUNCTIONAL_PREFIX, PARAMETER_CLASSES, functional, parameter
+from ..knowledge.indexing import (
+    ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_first, index_tensor,
+)
+from ..knowledge.module_dtypes import (
+    CAST_METHODS as MODULE_CAST_METHODS, CAST_REGISTRATIONS, MODULE_BASES, MUTATING_METHODS,
+    REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
+    set_module_dtype, widen_module_params,
+)
+from ..knowledge.torch_objects import (
+    NO_GRAD_CONTEXTS, SHAPE_CHANGING_IN_PLACE, TRANSPARENT_BARE_NAMES, TRANSPARENT_DECORATORS,
+    library_object, module_children_element, moves_to_cuda, return_types_field,
+    shape_changing_in_place,
+)
 from ..values import (
     CallArgs, Callee,
-    BOOL, FLOAT32, FLOAT64, INT64, TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue,
+    BOOL, FLOAT32, INT64, TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue,
     FunctionValue, InstanceValue, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue,
-    FLOAT_DTYPES, StringValue, SymbolValue, TensorValue, Value, is_floating, join, with_origin,
+    StringValue, SymbolValue, TensorValue, Value, join, with_origin,
 )
 
 Listener = Callable[[Any, "Interpreter"], None]
@@ -57,20 +80,6 @@ _BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enu
                   "list", "tuple", "dict", "set", "print", "isinstance", "super", "sum", "min",
                   "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
                   "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
-
-#: In-place tensor methods that change the receiver's shape (or, for set_, everything).
-_SHAPE_CHANGING_IN_PLACE = {"unsqueeze_", "squeeze_", "transpose_", "t_", "swapaxes_", "swapdims_",
-                            "resize_", "resize_as_", "set_", "as_strided_"}
-_PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
-_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"}
-_DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
-                  "torch.utils.data.IterableDataset"}
-
-#: Decorators that leave a function's call behaviour as written.
-_TRANSPARENT_DECORATORS = ("staticmethod", "classmethod", "torch.no_grad", "torch.inference_mode",
-                           "torch.enable_grad", "jaxtyping.jaxtyped", "typeguard.typechecked",
-                           "beartype.beartype", "torch.jit.script", "torch.compile",
-                           "functools.wraps", "torch.jit.ignore", "torch.jit.unused")
 
 
 class AnalysisBudgetExceeded(Exception):
@@ -111,21 +120,6 @@ class BoundMethod(Value):
         return f"bound method {self.function.node.name.value}"
 
 
-class DataLoaderValue(Value):
-    """``DataLoader(dataset, ...)``: iterating yields collated batches of ``item``."""
-
-    __slots__ = ("item", "batch_size", "origin")
-    kind = "dataloader"
-
-    def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin]):
-        self.item = item
-        self.batch_size = batch_size
-        self.origin = origin
-
-    def describe(self) -> str:
-        return f"DataLoader of {self.item.describe()}"
-
-
 class SuperValue(Value):
     """``super()`` inside a method of ``owner``: attribute lookups start at its bases."""
 
@@ -139,20 +133,6 @@ class SuperValue(Value):
 
     def describe(self) -> str:
         return f"super({self.owner.name})"
-
-
-class TensorDatasetValue(Value):
-    """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""
-
-    __slots__ = ("item", "origin")
-    kind = "dataset"
-
-    def __init__(self, item: Value, origin: Optional[Origin]):
-        self.item = item
-        self.origin = origin
-
-    def describe(self) -> str:
-        return f"TensorDataset of {self.item.describe()}"
 
 
 @dataclass
@@ -515,11 +495,10 @@ class Interpreter:
         for item in stmt.items:
             value = self.eval(item.item)
             name = self._callee_name(item.item)
-            if name in ("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
-                        "torch.cpu.amp.autocast"):
+            if name in AUTOCAST_CONTEXTS:
                 autocast += 1
-                self.autocast_dtypes.append(_autocast_dtype(name, self._callees.get(item.item)))
-            if name in ("torch.no_grad", "torch.inference_mode"):
+                self.autocast_dtypes.append(autocast_dtype(name, self._callees.get(item.item)))
+            if name in NO_GRAD_CONTEXTS:
                 no_grad += 1
             if item.asname is not None:
                 self.assign_target(item.asname.name, TOP if autocast or no_grad else value, stmt)
@@ -654,7 +633,7 @@ class Interpreter:
                 elif isinstance(value, SequenceValue):
                     item = value.element
                 elif isinstance(value, TensorValue) and value.shape:
-                    item = _index_first(value)
+                    item = index_first(value)
                 else:
                     item = TOP
                 self.assign_target(element.value, item, stmt, record)
@@ -663,7 +642,7 @@ class Interpreter:
             if isinstance(owner, InstanceValue):
                 name = target.attr.value
                 if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and isinstance(stmt.value, cst.Call) \
-                        and self._callee_name(stmt.value) in _PARAMETER_CLASSES:
+                        and self._callee_name(stmt.value) in PARAMETER_CLASSES:
                     owner.cast_attrs.add(name)
                 if self._weak_update(owner) and name in owner.attrs:
                     value = join(owner.attrs[name], value)
@@ -675,7 +654,7 @@ class Interpreter:
                         target.value, cst.Name) and target.value.value == "self" else name, value))
             elif isinstance(owner, ModuleValue) and target.attr.value in ("weight", "bias"):
                 # layer.weight = nn.Parameter(...): the layer's parameters may now differ
-                _widen_module_params(owner, value)
+                widen_module_params(owner, value)
                 self.heap_version += 1
             elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype") and \
                     isinstance(target.value, cst.Name) and self.lookup(target.value.value) is owner:
@@ -708,9 +687,8 @@ class Interpreter:
     def eval(self, node: Any) -> Value:
         handler = _EXPRESSION_HANDLERS.get(type(node))
         value = handler(self, node) if handler is not None else self._eval_children(node)
-        if self.uncertain_defaults is not None and isinstance(value, TensorValue) and value.dtypes \
-                and value.dtypes & self.uncertain_defaults:
-            value = TensorValue(None, value.shape, None, value.device, value.requires_grad)
+        if self.uncertain_defaults is not None:
+            value = forget_uncertain_default(value, self.uncertain_defaults)
         self._set(node, value)
         self._notify(node)
         return value
@@ -815,11 +793,7 @@ class Interpreter:
 
     def symbol(self, qualname: str) -> Value:
         """A library object by name: dtypes become DTypeValues, the rest SymbolValues."""
-        if qualname.startswith("torch."):
-            attr = qualname[6:]
-            if attr in D.TORCH_DTYPE_ATTRS:
-                return DTypeValue(D.TORCH_DTYPE_ATTRS[attr])
-        return SymbolValue(qualname)
+        return library_object(qualname)
 
     def get_attribute(self, owner: Value, attr: str, node: Any) -> Value:
         if isinstance(owner, SymbolValue):
@@ -838,12 +812,10 @@ class Interpreter:
                 return BoundMethod(method, owner)
             return TOP
         if isinstance(owner, ModuleValue):
-            return _module_attribute(owner, attr, node)
-        if isinstance(owner, SequenceValue) and attr in ("values", "indices") and owner.container == "tuple" \
-                and owner.items is not None and len(owner.items) == 2 \
-                and isinstance(owner.items[1], TensorValue) and owner.items[1].dtypes == frozenset({INT64}):
-            # torch.return_types (max/min/median with dim, topk, sort): (values, indices)
-            return owner.items[0] if attr == "values" else owner.items[1]
+            return module_attribute(owner, attr, node)
+        if isinstance(owner, SequenceValue):
+            field = return_types_field(owner, attr)  # torch.return_types: (values, indices)
+            return field if field is not None else TOP
         if isinstance(owner, SuperValue):
             for base in owner.owner.base_classes:
                 method = base.methods.get(attr)
@@ -856,12 +828,12 @@ class Interpreter:
         container = self.eval(node.value)
         indices: List[Value] = []
         #: position in ``indices`` -> (lower, upper, step) as int constants, None when absent,
-        #: _UNKNOWN_BOUND when not a known int.
+        #: UNKNOWN_BOUND when not a known int.
         slices: Dict[int, Tuple[Any, Any, Any]] = {}
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 if isinstance(element.slice.value, cst.Ellipsis):
-                    indices.append(_ELLIPSIS)
+                    indices.append(ELLIPSIS)
                 else:
                     indices.append(self.eval(element.slice.value))
             else:
@@ -872,26 +844,22 @@ class Interpreter:
                         continue
                     bound = self.eval(part)
                     bounds.append(bound.const if isinstance(bound, ScalarValue) and bound.pytype == "int"
-                                  and isinstance(bound.const, int) else _UNKNOWN_BOUND)
+                                  and isinstance(bound.const, int) else UNKNOWN_BOUND)
                 slices[len(indices)] = (bounds[0], bounds[1], bounds[2])
-                indices.append(_SLICE)
+                indices.append(SLICE)
         if isinstance(container, SymbolValue):
             return TOP  # a type expression such as Float[Tensor, "b"]
         if isinstance(container, SequenceValue):
             if len(indices) == 1 and isinstance(indices[0], ScalarValue) and container.items is not None \
                     and isinstance(indices[0].const, int) and -len(container.items) <= indices[0].const < len(container.items):
                 return container.items[indices[0].const]
-            if len(indices) == 1 and indices[0] is _SLICE:
+            if len(indices) == 1 and indices[0] is SLICE:
                 return SequenceValue(container.container, container.element, None, container.origin)
             return container.element
         if isinstance(container, TensorValue):
-            return TensorValue(container.dtypes, _index_shape(container.shape, indices, slices),
-                               container.origin, container.device, container.requires_grad)
+            return index_tensor(container, indices, slices)
         if isinstance(container, ArrayValue):
-            shape = _index_shape(container.shape, indices, slices)
-            if shape == ():
-                return TOP  # a numpy scalar, not an array
-            return ArrayValue(container.dtypes, shape, container.origin)
+            return index_array(container, indices, slices)
         return TOP
 
     def _binary(self, node: cst.BinaryOperation) -> Value:
@@ -900,7 +868,7 @@ class Interpreter:
         op = _OPERATOR_SYMBOLS.get(type(node.operator).__name__, "?")
         result = self.binary(left, right, op, node)
         if self.autocast_dtypes:
-            result = _under_autocast(Callee("operator", op), result, node, self.autocast_dtypes[-1])
+            result = under_autocast(Callee("operator", op), result, node, self.autocast_dtypes[-1])
         return result
 
     def binary(self, left: Value, right: Value, op: str, node: Any) -> Value:
@@ -1004,7 +972,7 @@ class Interpreter:
         if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
             callee = Callee("method", func.attr.value, receiver, args)
             result = self.call_method(receiver, func.attr.value, args, node)
-            if isinstance(receiver, TensorValue) and func.attr.value in _SHAPE_CHANGING_IN_PLACE:
+            if isinstance(receiver, TensorValue) and func.attr.value in SHAPE_CHANGING_IN_PLACE:
                 # x.unsqueeze_(0) changes x itself
                 self._replace_tensor(func.value, receiver, result)
         elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
@@ -1017,11 +985,8 @@ class Interpreter:
         elif isinstance(callee_value, SymbolValue):
             callee = Callee("symbol", callee_value.qualname, receiver, args)
             result = self.call_symbol(callee_value.qualname, args, node)
-            if self.default_device_unknown and isinstance(result, TensorValue) and \
-                    result.device == "cpu" and "device" not in args.kw and \
-                    callee_value.qualname != "torch.from_numpy":
-                result = TensorValue(result.dtypes, result.shape, result.origin, None,
-                                     result.requires_grad)
+            if self.default_device_unknown:
+                result = forget_default_device(callee_value.qualname, args, result)
         elif isinstance(callee_value, DTypeValue):
             callee = Callee("symbol", "torch." + callee_value.dtype, receiver, args)
         elif isinstance(callee_value, ModuleValue):
@@ -1042,7 +1007,7 @@ class Interpreter:
             if forward is not None:
                 result = self.call_function(forward, args, node, callee_value)
         if self.autocast_dtypes:
-            result = _under_autocast(callee, result, node, self.autocast_dtypes[-1])
+            result = under_autocast(callee, result, node, self.autocast_dtypes[-1])
         callee.result = result
         self._callees[node] = callee
         if callee.kind == "symbol" and callee.name.startswith("torch.") and "out" in args.kw:
@@ -1067,50 +1032,28 @@ class Interpreter:
         return args
 
     def call_symbol(self, qualname: str, args: CallArgs, node: Any) -> Value:
-        if qualname in ("torch.set_default_device", "torch.set_default_tensor_type"):
+        if qualname in DEFAULT_DEVICE_SETTERS:
             self.default_device_unknown = True
             return NoneValue()
-        if qualname.startswith("torch.nn.functional."):
-            return _functional(qualname[20:], args, node, self.tenv)
-        if qualname in ("torch.nn.parameter.Parameter", "torch.nn.Parameter"):
-            return _parameter(args, node)
+        if qualname.startswith(FUNCTIONAL_PREFIX):
+            return functional(qualname[len(FUNCTIONAL_PREFIX):], args, node, self.tenv)
+        if qualname in PARAMETER_CLASSES:
+            return parameter(args, node)
         if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
-            module = NN.construct(qualname[9:], args, node)
-            if isinstance(module, ModuleValue) and self.uncertain_defaults is not None and \
-                    module.param_dtypes is not None and module.param_dtypes & self.uncertain_defaults:
-                module.param_dtypes = None  # the default dtype its parameters take is unknown
-            if isinstance(module, ModuleValue) and self.default_float != FLOAT32 and \
-                    "dtype" not in args.kw and module.param_dtypes == frozenset({FLOAT32}):
-                # parameters are created in the default dtype (set_default_dtype)
-                module.param_dtypes = frozenset({self.default_float})
-                module.dtype_origin = Origin(node, f"parameters take the default dtype {self.default_float}")
-            return self._note_fresh(module)
-        if qualname == "torch.set_default_dtype":
-            dtype = T.dtype_of_arg(args.get(0))
-            # torch accepts any floating dtype here (float16/bfloat16 too); complex defaults
-            # follow (complex32 / complex64 / complex128).
+            return self._note_fresh(construct_module(qualname[9:], args, node, self.default_float,
+                                                     self.uncertain_defaults))
+        if qualname == SET_DEFAULT_DTYPE:
             # Only a call that certainly runs, in program order, changes the default: at module
             # level or in a function called from there, not on a branch, not speculatively.
             certain = not self.branch_depth and not self._conditional_calls and not self._speculative
-            if dtype in (FLOAT32, FLOAT64, "float16", "bfloat16") and certain:
-                self.default_float = dtype
-                self.tenv.default_float = dtype
-                self.uncertain_defaults = None
-            elif dtype != self.default_float:
-                # It may or may not run (or sets something unknowable): from here on, every
-                # dtype a default could have produced is unknown.
-                possible = {self.default_float, dtype} if dtype is not None else set(FLOAT_DTYPES)
-                possible |= {D.scalar_dtype("complex", d) for d in list(possible) if d in FLOAT_DTYPES}
-                self.uncertain_defaults = frozenset(possible) | (self.uncertain_defaults or frozenset())
+            self.default_float, self.uncertain_defaults = set_default_dtype(
+                args.get(0), certain, self.default_float, self.uncertain_defaults)
+            self.tenv.default_float = self.default_float
             return NoneValue()
-        if qualname in ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"):
-            if args.has_star or args.kw or not args.pos or not all(
-                    isinstance(t, TensorValue) for t in args.pos):
-                return TOP
-            rows = tuple(_index_first(t) for t in args.pos)  # type: ignore[arg-type]
-            return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"))
-        if qualname in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
-            return _dataloader(self, args, node)
+        if qualname in TENSOR_DATASET_NAMES:
+            return tensor_dataset(args, node)
+        if qualname in DATALOADER_NAMES:
+            return dataloader(args, node, lambda dataset: self._dataset_item(dataset, node))
         if qualname in ("torch.device",):
             return DeviceValue(T.device_of_arg(args.get(0)))
         if qualname.startswith("torch."):
@@ -1123,14 +1066,10 @@ class Interpreter:
 
     def call_method(self, receiver: Value, name: str, args: CallArgs, node: Any) -> Value:
         if isinstance(receiver, TensorValue):
-            if name in _SHAPE_CHANGING_IN_PLACE:
-                result = T.tensor_method(receiver, name[:-1], args, node, self.tenv) \
-                    if name not in ("resize_", "resize_as_", "set_", "as_strided_") else TOP
-                return result if isinstance(result, TensorValue) else TensorValue(
-                    receiver.dtypes if name != "set_" else None, None, receiver.origin,
-                    receiver.device, receiver.requires_grad)
+            if name in SHAPE_CHANGING_IN_PLACE:
+                return shape_changing_in_place(receiver, name, args, node, self.tenv)
             result = T.tensor_method(receiver, name, args, node, self.tenv)
-            if name in ("cuda",) or (name == "to" and isinstance(result, TensorValue) and result.device == "cuda"):
+            if moves_to_cuda(name, result):
                 self.moves_to_cuda = True
             return result
         if isinstance(receiver, ArrayValue):
@@ -1183,7 +1122,7 @@ class Interpreter:
         elif isinstance(node, cst.Attribute):
             holder = self._current.get(node.value)
             if isinstance(holder, ModuleValue) and node.attr.value in ("weight", "bias"):
-                _widen_module_params(holder, new)
+                widen_module_params(holder, new)
                 self.heap_version += 1
             elif isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
                 holder.attrs[node.attr.value] = replacement
@@ -1210,37 +1149,34 @@ class Interpreter:
 
     def module_instance_method(self, module: Value, name: str, args: CallArgs, node: Any) -> Value:
         """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
-        if name in ("double", "float", "half", "bfloat16", "to", "type", "register_buffer",
-                    "register_parameter", "add_module", "register_module"):
+        if name in MUTATING_METHODS:
             self.heap_version += 1
-        if name in ("double", "float", "half", "bfloat16"):
-            _set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
-                              weak=self._weak_update(module))
+        if name in MODULE_CAST_METHODS:
+            set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
+                             weak=self._weak_update(module))
             return module
         if name in ("to", "type"):
             for value in list(args.pos) + list(args.kw.values()):
                 dtype = T.dtype_of_arg(value)
                 if dtype is not None:
-                    _set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
-                                      weak=self._weak_update(module))
+                    set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
+                                     weak=self._weak_update(module))
                 elif T.device_of_arg(value) == "cuda":
                     self.moves_to_cuda = True
             return module
         if name == "cuda":
             self.moves_to_cuda = True
             return module
-        if name in ("cpu", "eval", "train", "requires_grad_", "share_memory", "zero_grad"):
+        if name in SELF_RETURNING_METHODS:
             return module
-        if isinstance(module, InstanceValue) and name in ("register_buffer", "register_parameter",
-                                                          "add_module", "register_module"):
+        if isinstance(module, InstanceValue) and name in REGISTER_METHODS:
             attr = args.get(0, "name")
             if isinstance(attr, StringValue) and attr.const is not None and not args.has_star:
-                value = args.get(1, {"register_buffer": "tensor", "register_parameter": "param"}.get(
-                    name, "module"))
+                value = args.get(1, REGISTER_METHODS[name])
                 if self._weak_update(module) and attr.const in module.attrs:
                     value = join(module.attrs[attr.const], value)
                 module.attrs[attr.const] = value
-                if name in ("register_buffer", "register_parameter"):
+                if name in CAST_REGISTRATIONS:
                     module.cast_attrs.add(attr.const)
                 if self.recording and isinstance(node, cst.Call) and node.args:
                     self.assignments.append(Assignment(node.args[0].value, f"self.{attr.const}", value))
@@ -1428,18 +1364,22 @@ class Interpreter:
         if isinstance(iterable, SequenceValue):
             return iterable.element if iterable.container != "dict" else TOP
         if isinstance(iterable, TensorValue):
-            return _index_first(iterable)
+            return index_first(iterable)
         if isinstance(iterable, TensorDatasetValue):
             return iterable.item
         if isinstance(iterable, DataLoaderValue):
-            return _collate(iterable.item, iterable.batch_size,
-                            iterable.origin.node if iterable.origin is not None else None)
-        if isinstance(iterable, ModuleValue) and iterable.short_name in ("Sequential", "ModuleList"):
-            element: Value = TOP
-            for i, child in enumerate(iterable.children):
-                element = child if i == 0 else join(element, child)
-            return element
+            return batch(iterable)
+        if isinstance(iterable, ModuleValue):
+            return module_children_element(iterable)
         return TOP
+
+    def _dataset_item(self, dataset: InstanceValue, node: Any) -> Value:
+        """``dataset[i]`` of a dataset class defined in the file (what a DataLoader batches)."""
+        getitem = dataset.cls.methods.get("__getitem__")
+        if getitem is None:
+            return TOP
+        return self.call_function(getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
+                                  dataset, force=True)
 
     # ------------------------------------------------------------------ annotations
 
@@ -1584,10 +1524,6 @@ class Interpreter:
 
 # ---------------------------------------------------------------------- module-level helpers
 
-_SLICE = StringValue(":")  # sentinel for a slice index
-_ELLIPSIS = StringValue("...")  # sentinel for ``...`` in an index
-_UNKNOWN_BOUND = object()  # a slice bound that is not a known int
-
 _OPERATOR_SYMBOLS = {
     "Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//",
     "Modulo": "%", "Power": "**", "MatrixMultiply": "@", "BitAnd": "&", "BitOr": "|",
@@ -1677,69 +1613,6 @@ def _list_of(items: Tuple[Value, ...]) -> SequenceValue:
     return SequenceValue("list", element, tuple(items))
 
 
-def _index_first(t: TensorValue) -> Value:
-    shape = t.shape[1:] if t.shape else None
-    return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
-
-
-def _index_shape(shape: Any, indices: List[Value], slices: Dict[int, Tuple[Any, Any, Any]]) -> Any:
-    """The shape of ``t[indices]``: ints drop a dim, slices keep (and maybe shorten) it, None
-    adds a 1, ``...`` stands for the dims no other index consumes; one index tensor (a bool
-    mask or integer indices) in front of full slices is advanced indexing. None when unsure."""
-    if shape is None:
-        return None
-    tensors = [i for i in indices if isinstance(i, TensorValue)]
-    if tensors:
-        index = indices[0]
-        rest = indices[1:]
-        if len(tensors) != 1 or not isinstance(index, TensorValue) or index.shape is None or \
-                index.dtype is None or any(r is not _SLICE or slices[k + 1] != (None, None, None)
-                                           for k, r in enumerate(rest)):
-            return None
-        if index.dtype in (BOOL, "uint8"):
-            consumed = len(index.shape)
-            if consumed > len(shape):
-                return None
-            return (None,) + tuple(shape[consumed:])
-        if index.dtype in ("int64", "int32", "int16", "int8"):
-            return tuple(index.shape) + tuple(shape[1:]) if shape else None
-        return None
-    consuming = 0
-    for i in indices:
-        if i is _SLICE or (isinstance(i, ScalarValue) and i.pytype == "int"):
-            consuming += 1
-        elif i is _ELLIPSIS or isinstance(i, NoneValue):
-            continue
-        else:
-            return None  # lists, bool scalars, unknown values: not modelled
-    if consuming > len(shape) or sum(1 for i in indices if i is _ELLIPSIS) > 1:
-        return None
-    out: List[Any] = []
-    pos = 0
-    for k, index in enumerate(indices):
-        if index is _ELLIPSIS:
-            skip = len(shape) - consuming
-            out.extend(shape[pos:pos + skip])
-            pos += skip
-        elif isinstance(index, NoneValue):
-            out.append(1)
-        elif index is _SLICE:
-            out.append(_slice_length(shape[pos], slices[k]))
-            pos += 1
-        else:
-            pos += 1  # an int index drops the dim
-    out.extend(shape[pos:])
-    return tuple(out)
-
-
-def _slice_length(dim: Any, bounds: Tuple[Any, Any, Any]) -> Any:
-    if bounds == (None, None, None):
-        return dim
-    if not isinstance(dim, int) or _UNKNOWN_BOUND in bounds or bounds[2] == 0:
-        return None
-    return len(range(dim)[slice(*bounds)])
-
-
 def _scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
     order = {"bool": 0, "int": 1, "float": 2, "complex": 3}
     kind = left.pytype if order.get(left.pytype, 3) >= order.get(right.pytype, 3) else right.pytype
@@ -1770,64 +1643,8 @@ def _scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
     return ScalarValue(kind, const)
 
 
-def _module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
-    name, cfg = module.short_name, module.config
-    if attr == "weight" and name == "Linear":
-        shape = (cfg.get("out_features"), cfg.get("in_features"))
-        return TensorValue(module.param_dtypes, shape, module.dtype_origin, module.device, True)
-    if attr == "weight" and name == "Embedding":
-        return TensorValue(module.param_dtypes, (cfg.get("num_embeddings"), cfg.get("embedding_dim")),
-                           module.dtype_origin, module.device, True)
-    if attr in ("weight", "bias") and module.param_dtypes is not None:
-        return TensorValue(module.param_dtypes, None, module.dtype_origin, module.device, True)
-    if attr in cfg:
-        v = cfg[attr]
-        if isinstance(v, bool):
-            return ScalarValue("bool", v)
-        if isinstance(v, int):
-            return ScalarValue("int", v)
-    return TOP
-
-
-def _widen_module_params(module: ModuleValue, value: Value) -> None:
-    """One parameter of ``module`` was replaced by ``value``: its parameters now hold the old
-    dtypes and the new one (unknown if the new one is)."""
-    dtypes = value.dtypes if isinstance(value, TensorValue) else None
-    if module.param_dtypes is not None and dtypes is not None:
-        module.param_dtypes = module.param_dtypes | dtypes
-    else:
-        module.param_dtypes = None
-
-
-def _set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
-                      seen: Optional[set] = None) -> None:
-    """Module casts act in place on every parameter of every submodule."""
-    seen = seen if seen is not None else set()
-    if id(module) in seen:
-        return
-    seen.add(id(module))
-    if isinstance(module, ModuleValue):
-        if module.param_dtypes is not None:
-            new = frozenset({dtype})
-            module.param_dtypes = (module.param_dtypes | new) if weak else new
-            module.dtype_origin = origin
-        for child in module.children:
-            _set_module_dtype(child, dtype, origin, weak, seen)
-    elif isinstance(module, InstanceValue):
-        for name, value in list(module.attrs.items()):
-            if isinstance(value, (ModuleValue, InstanceValue)):
-                _set_module_dtype(value, dtype, origin, weak, seen)
-            elif name in module.cast_attrs and isinstance(value, TensorValue) and value.dtypes is not None:
-                # Module casts convert floating-point parameters and buffers only.
-                converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
-                if converted != value.dtypes:
-                    module.attrs[name] = TensorValue(converted | value.dtypes if weak else converted,
-                                                     value.shape, origin, value.device,
-                                                     value.requires_grad)
-
-
 def _is_module_class(cls: ClassValue) -> bool:
-    return any(b in _MODULE_BASES for b in cls.bases)
+    return any(b in MODULE_BASES for b in cls.bases)
 
 
 def _has_decorator(fnode: Any, name: str) -> bool:
@@ -1844,7 +1661,7 @@ def _is_transparent(decorator: Any) -> bool:
     if d is None:
         return False
     return any(d == t or t.endswith("." + d) or d.endswith(t.rsplit(".", 1)[-1]) and "." in t
-               for t in _TRANSPARENT_DECORATORS) or d in ("staticmethod", "classmethod", "jaxtyped")
+               for t in TRANSPARENT_DECORATORS) or d in TRANSPARENT_BARE_NAMES
 
 
 def _self_attributes_assigned(body: Any, owner: str) -> List[str]:
@@ -1887,58 +1704,6 @@ def _self_attributes_assigned(body: Any, owner: str) -> List[str]:
 def _first_param(fnode: Any) -> Optional[str]:
     params = list(fnode.params.posonly_params) + list(fnode.params.params)
     return params[0].name.value if params else None
-
-
-def _functional(name: str, args: CallArgs, node: Any, env: T.Env) -> Value:
-    """torch.nn.functional.<name>."""
-    x = args.get(0, "input")
-    if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
-                "softmax", "log_softmax", "normalize", "pad", "max_pool2d", "avg_pool2d",
-                "layer_norm", "batch_norm"):
-        if isinstance(x, TensorValue):
-            shape = x.shape if name not in ("pad", "max_pool2d", "avg_pool2d") else None
-            return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
-        return TOP
-    if name in ("sigmoid", "tanh"):
-        return T.tensor_method(x, name, CallArgs(), node, env) if isinstance(x, TensorValue) else TOP
-    if name == "linear":
-        w = args.get(1, "weight")
-        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
-            dtype = x.dtype if x.dtype is not None and x.dtype == w.dtype else None
-            shape = (tuple(x.shape[:-1]) + (w.shape[0],)) if x.shape and w.shape and len(w.shape) == 2 else None
-            return TensorValue(None if dtype is None else frozenset({dtype}), shape, x.origin, x.device)
-        return TOP
-    if name == "one_hot":
-        classes = args.get(1, "num_classes")
-        count = classes.const if isinstance(classes, ScalarValue) and isinstance(classes.const, int) \
-            and classes.const > 0 else None  # -1 (the default) infers it from the data
-        shape = tuple(x.shape) + (count,) if isinstance(x, TensorValue) and x.shape is not None else None
-        return TensorValue(frozenset({INT64}), shape, Origin(node, "F.one_hot gives int64"),
-                           x.device if isinstance(x, TensorValue) else None)
-    if name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
-                "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"):
-        if isinstance(x, TensorValue):
-            reduction = args.kw.get("reduction")
-            shape = () if not isinstance(reduction, StringValue) or reduction.const in (
-                "mean", "sum", "batchmean") else None
-            dtypes = T.loss_dtypes(name, x, args.get(1, "target"), env)
-            return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
-        return TOP
-    if name == "embedding":
-        w = args.get(1, "weight")
-        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
-            shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
-            return TensorValue(w.dtypes, shape, w.origin, w.device)
-    return TOP
-
-
-def _parameter(args: CallArgs, node: Any) -> Value:
-    data = args.get(0, "data")
-    if isinstance(data, TensorValue):
-        rg = args.get(1, "requires_grad")
-        requires_grad = rg.const if isinstance(rg, ScalarValue) else True
-        return TensorValue(data.dtypes, data.shape, data.origin, data.device, requires_grad)
-    return TOP
 
 
 def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value:
@@ -2010,60 +1775,6 @@ def _builtin(interp: Interpreter, name: str, args: CallArgs, node: Any) -> Value
     return TOP
 
 
-def _dataloader(interp: Interpreter, args: CallArgs, node: Any) -> Value:
-    dataset = args.get(0, "dataset")
-    batch_size_value = args.get(1, "batch_size")
-    batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
-        1 if not args.has(1, "batch_size") else None)
-    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star or \
-            isinstance(batch_size_value, NoneValue):
-        return TOP
-    drop_last = args.kw.get("drop_last")
-    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
-        # The last batch holds the remainder: the batch dim is only known when it is dropped.
-        batch_size = None
-    item: Value = TOP
-    if isinstance(dataset, InstanceValue):
-        getitem = dataset.cls.methods.get("__getitem__")
-        if getitem is not None:
-            item = interp.call_function(getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
-                                        dataset, force=True)
-    elif isinstance(dataset, TensorDatasetValue):
-        item = dataset.item
-    elif isinstance(dataset, SymbolValue):
-        return TOP
-    if item is TOP:
-        return TOP
-    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"))
-
-
-def _collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> Value:
-    """torch's default_collate: Python floats -> float64, ints -> int64, arrays keep dtype.
-    Tuples and lists of fields become lists of batched fields."""
-    batch: Any = batch_size if isinstance(batch_size, int) else None
-    if isinstance(item, TensorValue):
-        shape = None if item.shape is None else (batch,) + tuple(item.shape)
-        return TensorValue(item.dtypes, shape, item.origin, item.device)
-    if isinstance(item, ArrayValue):
-        shape = None if item.shape is None else (batch,) + tuple(item.shape)
-        return TensorValue(item.dtypes, shape, Origin(loader_node, "default_collate keeps the ndarray's dtype",
-                                                      item.origin), "cpu")
-    if isinstance(item, ScalarValue):
-        dtype = {"float": FLOAT64, "int": INT64, "bool": BOOL}.get(item.pytype)
-        if dtype is None:
-            return TOP
-        return TensorValue(frozenset({dtype}), (batch,),
-                           Origin(loader_node, f"default_collate turns Python {item.pytype}s into {dtype}",
-                                  item.origin), "cpu")
-    if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
-        return SequenceValue("list", TOP, tuple(_collate(i, batch_size, loader_node) for i in item.items))
-    if isinstance(item, SequenceValue) and item.container == "dict":
-        # a dict of fields: each key's samples are collated; the keys are not tracked
-        element = _collate(item.element, batch_size, loader_node)
-        return SequenceValue("dict", element, None) if element is not TOP else TOP
-    return TOP
-
-
 def _name_or_constant(interp: Interpreter, node: cst.Name) -> Value:
     if node.value in ("True", "False", "None"):
         return interp._name_constant(node)
@@ -2126,61 +1837,6 @@ _EXPRESSION_HANDLERS: Dict[type, Callable[[Interpreter, Any], Value]] = {
     cst.Yield: Interpreter._yield,
     cst.Call: Interpreter._call,
 }
-
-
-# ---------------------------------------------------------------------- autocast
-
-#: Ops autocast runs in its lower precision (float16/bfloat16): matrix products and the
-#: layers built on them. Their results under autocast have the autocast dtype.
-_AUTOCAST_LOWER_SYMBOLS = {"torch.matmul", "torch.mm", "torch.bmm", "torch.mv", "torch.addmm",
-                           "torch.baddbmm", "torch.addbmm", "torch.einsum",
-                           "torch.nn.functional.linear", "torch.nn.functional.conv1d",
-                           "torch.nn.functional.conv2d", "torch.nn.functional.conv3d"}
-_AUTOCAST_LOWER_METHODS = {"matmul", "mm", "bmm", "mv"}
-_AUTOCAST_LOWER_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-                           "ConvTranspose2d", "ConvTranspose3d"}
-
-
-def _autocast_dtype(name: str, callee: Optional[Callee]) -> Optional[str]:
-    """The dtype an autocast region computes in: ``dtype=``, else float16 on CUDA and
-    bfloat16 on CPU (torch's defaults); None when the device is not known."""
-    if callee is None or callee.args.has_star:
-        return None
-    if "dtype" in callee.args.kw:
-        return T.dtype_of_arg(callee.args.kw["dtype"])
-    if name == "torch.cuda.amp.autocast":
-        return "float16"
-    if name == "torch.cpu.amp.autocast":
-        return "bfloat16"
-    device = T.device_of_arg(callee.args.get(0, "device_type"))
-    return {"cuda": "float16", "cpu": "bfloat16"}.get(device or "")
-
-
-def _under_autocast(callee: Callee, result: Value, node: Any, dtype: Optional[str]) -> Value:
-    """A result computed inside an autocast region.
-
-    Matrix products and linear/conv layers run in the autocast dtype. Other ops whose result
-    would be float16/bfloat16 may run in float32 instead (autocast's float32 list differs by
-    device), so their dtype becomes unknown; explicit casts keep theirs.
-    """
-    if not isinstance(result, TensorValue):
-        return result
-    lower = (callee.kind == "symbol" and callee.name in _AUTOCAST_LOWER_SYMBOLS) or (
-        callee.kind == "method" and callee.name in _AUTOCAST_LOWER_METHODS) or (
-        callee.kind == "operator" and callee.name == "@") or (
-        callee.kind == "module" and isinstance(callee.receiver, ModuleValue)
-        and callee.receiver.short_name in _AUTOCAST_LOWER_MODULES)
-    if lower:
-        if dtype is None or not result.dtypes or not all(is_floating(d) and d != FLOAT64 for d in result.dtypes):
-            return TensorValue(None, result.shape, None, result.device, result.requires_grad)
-        return TensorValue(frozenset({dtype}), result.shape,
-                           Origin(node, f"computed under torch.autocast, which gives {dtype}"),
-                           result.device, result.requires_grad)
-    if callee.kind == "method" and (callee.name in D.CAST_METHODS or callee.name in ("to", "type", "type_as")):
-        return result
-    if result.dtypes and any(d in ("float16", "bfloat16") for d in result.dtypes):
-        return TensorValue(None, result.shape, None, result.device, result.requires_grad)
-    return result
 
 
 def analyse(module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,

@@ -1,0 +1,115 @@
+"""torch.utils.data: ``TensorDataset``, ``DataLoader`` and the batches default_collate makes.
+
+A dataset defined in the analysed file (a class with ``__getitem__``) can only be sampled by
+running its code, which is the engine's job: ``dataloader`` takes that as a callable.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ..values import (
+    CallArgs,
+    BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
+    SequenceValue, SymbolValue, TensorValue, Value,
+)
+from .indexing import index_first
+
+TENSOR_DATASET_NAMES = ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset")
+DATALOADER_NAMES = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+
+
+class DataLoaderValue(Value):
+    """``DataLoader(dataset, ...)``: iterating yields collated batches of ``item``."""
+
+    __slots__ = ("item", "batch_size", "origin")
+    kind = "dataloader"
+
+    def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin]):
+        self.item = item
+        self.batch_size = batch_size
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"DataLoader of {self.item.describe()}"
+
+
+class TensorDatasetValue(Value):
+    """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""
+
+    __slots__ = ("item", "origin")
+    kind = "dataset"
+
+    def __init__(self, item: Value, origin: Optional[Origin]):
+        self.item = item
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"TensorDataset of {self.item.describe()}"
+
+
+def tensor_dataset(args: CallArgs, node: Any) -> Value:
+    """``TensorDataset(a, b, ...)`` of tensors given positionally; anything else is unknown."""
+    if args.has_star or args.kw or not args.pos or not all(
+            isinstance(t, TensorValue) for t in args.pos):
+        return TOP
+    rows = tuple(index_first(t) for t in args.pos)  # type: ignore[arg-type]
+    return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"))
+
+
+def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Value]) -> Value:
+    """``DataLoader(dataset, batch_size=..., ...)``. ``sample(dataset)`` gives one item of a
+    dataset defined in the file; it is only called once the options are known to be modelled."""
+    dataset = args.get(0, "dataset")
+    batch_size_value = args.get(1, "batch_size")
+    batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
+        1 if not args.has(1, "batch_size") else None)
+    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star or \
+            isinstance(batch_size_value, NoneValue):
+        return TOP
+    drop_last = args.kw.get("drop_last")
+    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
+        # The last batch holds the remainder: the batch dim is only known when it is dropped.
+        batch_size = None
+    item: Value = TOP
+    if isinstance(dataset, InstanceValue):
+        item = sample(dataset)
+    elif isinstance(dataset, TensorDatasetValue):
+        item = dataset.item
+    elif isinstance(dataset, SymbolValue):
+        return TOP
+    if item is TOP:
+        return TOP
+    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"))
+
+
+def batch(loader: DataLoaderValue) -> Value:
+    """One batch of ``for batch in loader``."""
+    return collate(loader.item, loader.batch_size,
+                   loader.origin.node if loader.origin is not None else None)
+
+
+def collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> Value:
+    """torch's default_collate: Python floats -> float64, ints -> int64, arrays keep dtype.
+    Tuples and lists of fields become lists of batched fields."""
+    batch_dim: Any = batch_size if isinstance(batch_size, int) else None
+    if isinstance(item, TensorValue):
+        shape = None if item.shape is None else (batch_dim,) + tuple(item.shape)
+        return TensorValue(item.dtypes, shape, item.origin, item.device)
+    if isinstance(item, ArrayValue):
+        shape = None if item.shape is None else (batch_dim,) + tuple(item.shape)
+        return TensorValue(item.dtypes, shape, Origin(loader_node, "default_collate keeps the ndarray's dtype",
+                                                      item.origin), "cpu")
+    if isinstance(item, ScalarValue):
+        dtype = {"float": FLOAT64, "int": INT64, "bool": BOOL}.get(item.pytype)
+        if dtype is None:
+            return TOP
+        return TensorValue(frozenset({dtype}), (batch_dim,),
+                           Origin(loader_node, f"default_collate turns Python {item.pytype}s into {dtype}",
+                                  item.origin), "cpu")
+    if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
+        return SequenceValue("list", TOP, tuple(collate(i, batch_size, loader_node) for i in item.items))
+    if isinstance(item, SequenceValue) and item.container == "dict":
+        # a dict of fields: each key's samples are collated; the keys are not tracked
+        element = collate(item.element, batch_size, loader_node)
+        return SequenceValue("dict", element, None) if element is not TOP else TOP
+    return TOP

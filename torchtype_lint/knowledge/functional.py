@@ -1,0 +1,71 @@
+"""``torch.nn.functional`` calls and ``nn.Parameter``: what they return.
+
+Kept apart from torch_api.py, whose table covers the ``torch.*`` namespace and tensor
+methods; the functional layer reuses its helpers (``tensor_method``, ``loss_dtypes``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..values import (
+    CallArgs,
+    INT64, TOP, Origin, ScalarValue, StringValue, TensorValue, Value,
+)
+from .torch_api import Env, loss_dtypes, tensor_method
+
+FUNCTIONAL_PREFIX = "torch.nn.functional."
+#: The spellings of ``nn.Parameter``.
+PARAMETER_CLASSES = ("torch.nn.parameter.Parameter", "torch.nn.Parameter")
+
+
+def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """torch.nn.functional.<name>."""
+    x = args.get(0, "input")
+    if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
+                "softmax", "log_softmax", "normalize", "pad", "max_pool2d", "avg_pool2d",
+                "layer_norm", "batch_norm"):
+        if isinstance(x, TensorValue):
+            shape = x.shape if name not in ("pad", "max_pool2d", "avg_pool2d") else None
+            return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
+        return TOP
+    if name in ("sigmoid", "tanh"):
+        return tensor_method(x, name, CallArgs(), node, env) if isinstance(x, TensorValue) else TOP
+    if name == "linear":
+        w = args.get(1, "weight")
+        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
+            dtype = x.dtype if x.dtype is not None and x.dtype == w.dtype else None
+            shape = (tuple(x.shape[:-1]) + (w.shape[0],)) if x.shape and w.shape and len(w.shape) == 2 else None
+            return TensorValue(None if dtype is None else frozenset({dtype}), shape, x.origin, x.device)
+        return TOP
+    if name == "one_hot":
+        classes = args.get(1, "num_classes")
+        count = classes.const if isinstance(classes, ScalarValue) and isinstance(classes.const, int) \
+            and classes.const > 0 else None  # -1 (the default) infers it from the data
+        shape = tuple(x.shape) + (count,) if isinstance(x, TensorValue) and x.shape is not None else None
+        return TensorValue(frozenset({INT64}), shape, Origin(node, "F.one_hot gives int64"),
+                           x.device if isinstance(x, TensorValue) else None)
+    if name in ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+                "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss", "kl_div"):
+        if isinstance(x, TensorValue):
+            reduction = args.kw.get("reduction")
+            shape = () if not isinstance(reduction, StringValue) or reduction.const in (
+                "mean", "sum", "batchmean") else None
+            dtypes = loss_dtypes(name, x, args.get(1, "target"), env)
+            return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
+        return TOP
+    if name == "embedding":
+        w = args.get(1, "weight")
+        if isinstance(x, TensorValue) and isinstance(w, TensorValue):
+            shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
+            return TensorValue(w.dtypes, shape, w.origin, w.device)
+    return TOP
+
+
+def parameter(args: CallArgs, node: Any) -> Value:
+    """``nn.Parameter(data, requires_grad=True)``: the data's tensor, requiring grad."""
+    data = args.get(0, "data")
+    if isinstance(data, TensorValue):
+        rg = args.get(1, "requires_grad")
+        requires_grad = rg.const if isinstance(rg, ScalarValue) else True
+        return TensorValue(data.dtypes, data.shape, data.origin, data.device, requires_grad)
+    return TOP

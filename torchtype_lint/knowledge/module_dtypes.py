@@ -1,0 +1,108 @@
+"""What ``nn`` modules do to their parameters' dtypes: construction under a default dtype,
+in-place casts (``model.double()``, ``model.to(dtype)``), replaced parameters, and the
+attributes (``layer.weight``) a library module exposes.
+
+Modules are the mutable values of the engine (every alias sees a cast), so the functions
+that change dtypes update the ``ModuleValue`` / ``InstanceValue`` they are given in place.
+``InstanceValue`` stands for a user ``nn.Module`` subclass: its submodules are attributes,
+and its parameters and buffers are the attributes listed in ``cast_attrs``.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..values import (
+    CallArgs,
+    FLOAT32, TOP, InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value,
+    is_floating,
+)
+from . import nn_modules as NN
+
+#: Base classes that make a class defined in the file an ``nn.Module``.
+MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"}
+#: Module methods that cast every floating parameter and buffer in place.
+CAST_METHODS = ("double", "float", "half", "bfloat16")
+#: Module methods that change the module in place (casts, moves, registrations).
+MUTATING_METHODS = CAST_METHODS + ("to", "type", "register_buffer", "register_parameter",
+                                   "add_module", "register_module")
+#: Module methods that return the module itself and change nothing dtypes depend on.
+SELF_RETURNING_METHODS = ("cpu", "eval", "train", "requires_grad_", "share_memory", "zero_grad")
+#: ``register_*`` methods: (name, value) adds an attribute; the keyword naming the value.
+REGISTER_METHODS = {"register_buffer": "tensor", "register_parameter": "param",
+                    "add_module": "module", "register_module": "module"}
+#: The registrations whose attribute module casts convert (buffers and parameters).
+CAST_REGISTRATIONS = ("register_buffer", "register_parameter")
+
+
+def construct_module(name: str, args: CallArgs, node: Any, default_float: str,
+                     uncertain_defaults: Optional[frozenset]) -> Value:
+    """``torch.nn.<name>(...)``: its parameters are created in the default dtype, unknown
+    while the default is uncertain (``uncertain_defaults``, see defaults.py)."""
+    module = NN.construct(name, args, node)
+    if isinstance(module, ModuleValue) and uncertain_defaults is not None and \
+            module.param_dtypes is not None and module.param_dtypes & uncertain_defaults:
+        module.param_dtypes = None  # the default dtype its parameters take is unknown
+    if isinstance(module, ModuleValue) and default_float != FLOAT32 and \
+            "dtype" not in args.kw and module.param_dtypes == frozenset({FLOAT32}):
+        # parameters are created in the default dtype (set_default_dtype)
+        module.param_dtypes = frozenset({default_float})
+        module.dtype_origin = Origin(node, f"parameters take the default dtype {default_float}")
+    return module
+
+
+def module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
+    """``layer.weight``, ``layer.bias`` and constructor settings (``layer.in_features``)."""
+    name, cfg = module.short_name, module.config
+    if attr == "weight" and name == "Linear":
+        shape = (cfg.get("out_features"), cfg.get("in_features"))
+        return TensorValue(module.param_dtypes, shape, module.dtype_origin, module.device, True)
+    if attr == "weight" and name == "Embedding":
+        return TensorValue(module.param_dtypes, (cfg.get("num_embeddings"), cfg.get("embedding_dim")),
+                           module.dtype_origin, module.device, True)
+    if attr in ("weight", "bias") and module.param_dtypes is not None:
+        return TensorValue(module.param_dtypes, None, module.dtype_origin, module.device, True)
+    if attr in cfg:
+        v = cfg[attr]
+        if isinstance(v, bool):
+            return ScalarValue("bool", v)
+        if isinstance(v, int):
+            return ScalarValue("int", v)
+    return TOP
+
+
+def widen_module_params(module: ModuleValue, value: Value) -> None:
+    """One parameter of ``module`` was replaced by ``value``: its parameters now hold the old
+    dtypes and the new one (unknown if the new one is)."""
+    dtypes = value.dtypes if isinstance(value, TensorValue) else None
+    if module.param_dtypes is not None and dtypes is not None:
+        module.param_dtypes = module.param_dtypes | dtypes
+    else:
+        module.param_dtypes = None
+
+
+def set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
+                     seen: Optional[set] = None) -> None:
+    """Module casts act in place on every parameter of every submodule. ``weak``: the cast
+    may not happen, so the old dtypes stay possible."""
+    seen = seen if seen is not None else set()
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        if module.param_dtypes is not None:
+            new = frozenset({dtype})
+            module.param_dtypes = (module.param_dtypes | new) if weak else new
+            module.dtype_origin = origin
+        for child in module.children:
+            set_module_dtype(child, dtype, origin, weak, seen)
+    elif isinstance(module, InstanceValue):
+        for name, value in list(module.attrs.items()):
+            if isinstance(value, (ModuleValue, InstanceValue)):
+                set_module_dtype(value, dtype, origin, weak, seen)
+            elif name in module.cast_attrs and isinstance(value, TensorValue) and value.dtypes is not None:
+                # Module casts convert floating-point parameters and buffers only.
+                converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
+                if converted != value.dtypes:
+                    module.attrs[name] = TensorValue(converted | value.dtypes if weak else converted,
+                                                     value.shape, origin, value.device,
+                                                     value.requires_grad)
