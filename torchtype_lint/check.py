@@ -11,14 +11,16 @@ import io
 import re
 import time
 import tokenize
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .findings import Finding, Location, ProvenanceStep
+from .root_causes import one_report_per_root_cause
 from .rules.base import Report, Rule, all_rules
+from .rules.context import RuleContext
 from .screen import screen
 from .selection import Selection
 
@@ -175,27 +177,48 @@ def enabled_rules(selection: Selection) -> List[type]:
     return [r for r in all_rules() if r.listens and selection.is_enabled(r.code, r.default_enabled)]
 
 
+def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: float,
+              sink: Callable[[Report, RuleContext], None]) -> Tuple[Interpreter, RuleContext]:
+    """Interpret ``module`` with the rules listening; every report goes to ``sink``.
+
+    The one place rules meet the engine: each rule sees a ``RuleContext`` wrapping the
+    interpreter, never the interpreter itself."""
+    listeners: Dict[type, list] = {}
+
+    def listen(visit: Callable[[Any, RuleContext], None]) -> Callable[[Any, Any], None]:
+        def listener(node: Any, _engine: Any) -> None:
+            ctx.node = node  # ctx is bound below, before the interpreter runs
+            visit(node, ctx)
+        return listener
+
+    for rule_cls in rule_classes:
+        rule: Rule = rule_cls(lambda report: sink(report, ctx))
+        for node_type in rule_cls.listens:
+            listeners.setdefault(node_type, []).append(listen(rule.visit))
+    interpreter = Interpreter(module, listeners, time_budget)
+    ctx = RuleContext(interpreter)
+    interpreter.run()
+    return interpreter, ctx
+
+
 def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
              deadline: float) -> Tuple[List[Finding], Interpreter]:
-    reports: Dict[Tuple[str, Any], Report] = {}
+    made: Dict[Tuple[str, Any], Report] = {}
 
-    def sink(report: Report) -> None:
+    def sink(report: Report, _ctx: RuleContext) -> None:
         # One report per (rule, node): a function analysed in several contexts reports once.
-        reports.setdefault((report.code, report.node), report)
+        made.setdefault((report.code, report.node), report)
 
-    listeners: Dict[type, list] = {}
-    for rule_cls in enabled_rules(settings.selection):
-        rule: Rule = rule_cls(sink)
-        for node_type in rule_cls.listens:
-            listeners.setdefault(node_type, []).append(rule.visit)
-    interpreter = Interpreter(module, listeners, deadline - time.monotonic()).run()
+    interpreter, ctx = run_rules(module, enabled_rules(settings.selection),
+                                 deadline - time.monotonic(), sink)
+    reports = one_report_per_root_cause(list(made.values()), ctx.settled_causes)
     if not reports:
         return [], interpreter
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = source.splitlines()
     noqa = _noqa_map(lines) if settings.respect_noqa else {}
     findings = []
-    for report in reports.values():
+    for report in reports:
         finding = _to_finding(report, path, module, positions)
         if _suppressed(finding, noqa):
             continue

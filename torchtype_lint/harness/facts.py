@@ -13,9 +13,9 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..check import Settings, enabled_rules, parse
-from ..engine.interpreter import Interpreter
+from ..check import Settings, enabled_rules, parse, run_rules
 from ..rules.base import Report
+from ..rules.context import RuleContext
 from ..values import TOP, Callee, Value
 
 #: Sub-expressions copied per report; reproductions need a handful, not a whole function body.
@@ -59,20 +59,19 @@ def _subtree(node: Any, limit: int = NODE_LIMIT) -> List[Any]:
     return out
 
 
-def _snapshot(report: Report, visited: Any, ev: Any, module: cst.Module) -> Facts:
-    facts = Facts(report.code, report.node, visited, module,
-                  default_float=getattr(ev, "default_float", "float32"))
+def _snapshot(report: Report, visited: Any, ctx: RuleContext, module: cst.Module) -> Facts:
+    facts = Facts(report.code, report.node, visited, module, default_float=ctx.default_float)
     seen = set()
     for root in (report.node, visited):
         for node in _subtree(root):
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            value = ev.value(node)
+            value = ctx.value(node)
             if value is not TOP:
                 facts.values[node] = value
             if isinstance(node, cst.Call):
-                callee = ev.callee(node)
+                callee = ctx.callee(node)
                 if callee is not None:
                     facts.callees[node] = callee
     return facts
@@ -86,28 +85,12 @@ def collect(source: str, settings: Optional[Settings] = None) -> Dict[Tuple[str,
     if not isinstance(module, cst.Module):
         return {}
     captured: List[Facts] = []
-    state: Dict[str, Any] = {"visited": None, "ev": None}
 
-    def sink(report: Report) -> None:
-        if state["ev"] is not None:
-            captured.append(_snapshot(report, state["visited"], state["ev"], module))
+    def sink(report: Report, ctx: RuleContext) -> None:
+        captured.append(_snapshot(report, ctx.node, ctx, module))
 
-    def wrap(visit: Any) -> Any:
-        def listener(node: Any, ev: Any) -> None:
-            state["visited"], state["ev"] = node, ev
-            try:
-                visit(node, ev)
-            finally:
-                state["visited"], state["ev"] = None, None
-        return listener
-
-    listeners: Dict[type, list] = {}
     try:
-        for rule_cls in enabled_rules(settings.selection):
-            rule = rule_cls(sink)
-            for node_type in rule_cls.listens:
-                listeners.setdefault(node_type, []).append(wrap(rule.visit))
-        Interpreter(module, listeners, settings.time_budget).run()
+        run_rules(module, enabled_rules(settings.selection), settings.time_budget, sink)
     except Exception:  # noqa: BLE001 - budget or engine failure: nothing to confirm
         return {}
     if not captured:

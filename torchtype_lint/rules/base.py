@@ -1,8 +1,9 @@
 """The rule framework: a rule is a small listener on the interpreter's evaluated nodes.
 
-A rule declares the libcst node types it listens to (``listens``); the interpreter calls
-``visit(node, ev)`` right after it evaluated such a node, with ``ev`` giving the values of
-the node's sub-expressions in the current context. The class docstring is the rule's
+A rule declares the libcst node types it listens to (``listens``); the checker calls
+``visit(node, ctx)`` right after the engine evaluated such a node, with ``ctx``
+(``rules/context.py``) giving the values of the node's sub-expressions in the current
+context; rules never see the engine itself. The class docstring is the rule's
 documentation page, in ruff's format; ``runtime`` states what torch does with the bad
 pattern so the harness can confirm it.
 """
@@ -10,12 +11,15 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type
 
 import libcst as cst
 
 from ..findings import Fix
 from ..values import Origin, TensorValue, Value
+
+if TYPE_CHECKING:
+    from .context import RuleContext
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,10 @@ class Report:
     severity: str
     origin: Optional[Origin] = None
     fix: Optional[Fix] = None
+    #: The root cause (a node) this report explains, or warns about when ``cause_warning``:
+    #: the checker keeps one report per root cause (``torchtype_lint/root_causes.py``).
+    explains: Any = None
+    cause_warning: bool = False
 
 
 class Rule:
@@ -60,18 +68,23 @@ class Rule:
     #: "safe", "unsafe" or "none".
     fix_safety: ClassVar[str] = "none"
     runtime: ClassVar[Optional[RuntimeClaim]] = None
+    #: The rule warns about root causes (its reports' ``explains`` is the reported node), and a
+    #: warning goes when an error explains that cause or the code settles it.
+    warns_at_cause: ClassVar[bool] = False
 
     def __init__(self, sink: Callable[[Report], None]):
         self._sink = sink
 
-    def visit(self, node: Any, ev: Any) -> None:  # pragma: no cover - abstract
+    def visit(self, node: Any, ctx: "RuleContext") -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def report(self, node: Any, message: str, origin: Optional[Origin] = None,
-               fix: Optional[Fix] = None) -> None:
+               fix: Optional[Fix] = None, explains: Any = None) -> None:
         """Report ``node``. ``{origin}`` in the message is replaced by where the offending
-        value came from ("float64 since line 12: `torch.from_numpy(a)`")."""
-        self._sink(Report(self.code, node, message, self.severity, origin, fix))
+        value came from ("float64 since line 12: `torch.from_numpy(a)`"); ``explains`` is the
+        root cause the report explains (one report per root cause)."""
+        self._sink(Report(self.code, node, message, self.severity, origin, fix,
+                          explains, self.warns_at_cause))
 
     @classmethod
     def documentation(cls) -> str:

@@ -4,27 +4,25 @@ Precision first: every predicate here answers "yes" only when *every* dtype the 
 considers possible satisfies it; an unknown dtype set (``None``) or a non-tensor value
 answers "no", so rules built on these helpers stay silent on what the engine cannot prove.
 
-The root-cause registry implements the "one root cause, one report" policy between the
-numpy-conversion warning (TTL301) and the use-site errors: a use-site error that reports a
-value whose provenance runs through a ``torch.from_numpy`` / ``torch.tensor`` conversion
-marks that conversion as explained, and TTL301 (which emits its warnings only when the
-analysis of the file is finished) drops the warning for it.
+A use-site error whose value came through a ``torch.from_numpy`` / ``torch.tensor``
+conversion names that conversion as the root cause it explains; the checker then keeps one
+report per root cause (``torchtype_lint/root_causes.py``).
 """
 from __future__ import annotations
 
 import re
-import weakref
-from typing import Any, Callable, Dict, Iterable, Optional, Set, Tuple
+from typing import Any, Callable, Iterable, Optional, Tuple
 
 import libcst as cst
 
 from ..findings import Fix
 from ..knowledge import dtypes as D
 from ..values import (
-    BOOL, FLOAT32, Callee, ModuleValue, Origin, TensorValue, Value, category,
+    BOOL, Callee, ModuleValue, Origin, TensorValue, Value, category,
     describe_dtypes, short_dtype,
 )
 from .base import Rule
+from .context import RuleContext
 
 FLOATING = 2
 
@@ -171,15 +169,15 @@ MATMUL_FUNCTIONS = {
 MATMUL_METHODS = {"matmul", "mm", "bmm", "mv", "dot", "inner"}
 
 
-def matmul_operands(node: Any, ev: Any) -> Optional[Tuple[str, Value, Value, Any, Any]]:
+def matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, Value, Value, Any, Any]]:
     """(op label, left, right, left node, right node) when ``node`` is a matrix product."""
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.MatrixMultiply):
-            return "@", ev.value(node.left), ev.value(node.right), node.left, node.right
+            return "@", ctx.value(node.left), ctx.value(node.right), node.left, node.right
         return None
     if not isinstance(node, cst.Call):
         return None
-    callee: Optional[Callee] = ev.callee(node)
+    callee: Optional[Callee] = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     args = callee.args
@@ -283,44 +281,27 @@ def module_dtype_changed(module: ModuleValue) -> bool:
 CONVERSIONS = {"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"}
 
 
-def conversion_name(call: Any, ev: Any) -> Optional[str]:
+def conversion_name(call: Any, ctx: RuleContext) -> Optional[str]:
     """``torch.from_numpy`` / ``torch.tensor`` / ``torch.as_tensor`` when ``call`` is one."""
     if not isinstance(call, cst.Call):
         return None
-    callee = ev.callee(call)
+    callee = ctx.callee(call)
     if callee is None or callee.kind != "symbol" or callee.name not in CONVERSIONS:
         return None
     return callee.name
 
 
-def conversion_in_chain(origin: Optional[Origin], ev: Any) -> Optional[Any]:
+def conversion_in_chain(origin: Optional[Origin], ctx: RuleContext) -> Optional[Any]:
     """The ``torch.from_numpy(...)``-style call node in a provenance chain, if any."""
     link = origin
     seen = 0
     while link is not None and seen < 12:
-        if conversion_name(link.node, ev) is not None and (
+        if conversion_name(link.node, ctx) is not None and (
                 "ndarray" in (link.note or "") or "from_numpy" in (link.note or "")):
             return link.node
         link = link.parent
         seen += 1
     return None
-
-
-_EXPLAINED: "weakref.WeakKeyDictionary[Any, Set[Any]]" = weakref.WeakKeyDictionary()
-#: conversion node -> the use-site node whose error reported it (one report per root cause).
-_REPORTED: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
-
-
-def mark_node_explained(ev: Any, node: Any) -> None:
-    _EXPLAINED.setdefault(ev, set()).add(node)
-
-
-def is_explained(ev: Any, node: Any) -> bool:
-    return node in _EXPLAINED.get(ev, ())
-
-
-def default_float(ev: Any) -> str:
-    return getattr(ev, "default_float", FLOAT32)
 
 
 def can_cast(src: str, dst: str) -> bool:
@@ -357,22 +338,19 @@ def cast_text(text: str, dtype: str) -> str:
 
 
 class DtypeRule(Rule):
-    """A rule of the dtype families: reports mark numpy conversions they explain."""
+    """A rule of the dtype families: a report whose value came through a numpy conversion
+    says so, and names that conversion as the root cause it explains."""
 
-    def flag(self, ev: Any, node: Any, message: str, origin: Optional[Origin] = None,
+    def flag(self, ctx: RuleContext, node: Any, message: str, origin: Optional[Origin] = None,
              fix: Optional[Fix] = None) -> None:
-        conversion = conversion_in_chain(origin, ev)
+        conversion = conversion_in_chain(origin, ctx)
         if conversion is not None:
-            first = _REPORTED.setdefault(ev, {}).setdefault(conversion, node)
-            if first is not node:
-                return  # this conversion already has its one report, at its first failing use
-            mark_node_explained(ev, conversion)
             note = f"; converted by `{code(conversion)}`, which keeps numpy's dtype"
             if "{origin}" in message:
                 message = message.replace("{origin}", "{origin}" + note, 1)
             else:
                 message += f" ({note[2:]})"
-        self.report(node, _articles(message), origin=origin, fix=fix)
+        self.report(node, _articles(message), origin=origin, fix=fix, explains=conversion)
 
 
 def _articles(message: str) -> str:

@@ -2,7 +2,6 @@
 module-level alias of one), with their parsed shape strings."""
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
@@ -11,6 +10,7 @@ import libcst as cst
 from ...knowledge.annotations import JAXTYPING_DTYPES
 from ...values import SymbolValue
 from .shape_strings import DimSpec, MalformedShape, parse_jaxtyping_shape
+from ..context import RuleContext
 
 
 #: jaxtyping dtype classes beyond the engine's table that still take a shape string.
@@ -30,7 +30,7 @@ class JaxAnnotation:
         return JAXTYPING_DTYPES.get(self.class_name)
 
 
-def _qualified(node: Any, ev: Any) -> Optional[str]:
+def _qualified(node: Any, ctx: RuleContext) -> Optional[str]:
     """The qualified name a (dotted) name in an annotation refers to, via the imports."""
     parts: List[str] = []
     while isinstance(node, cst.Attribute):
@@ -38,30 +38,27 @@ def _qualified(node: Any, ev: Any) -> Optional[str]:
         node = node.value
     if not isinstance(node, cst.Name):
         return None
-    head = ev.lookup(node.value)
+    head = ctx.lookup(node.value)
     if not isinstance(head, SymbolValue):
         return None
     return ".".join([head.qualname] + list(reversed(parts)))
 
 
-#: Per analysis: names assigned at module level, with the expression assigned (for aliases
-#: such as ``Image = Float[Tensor, "c h w"]``).
-_MODULE_ASSIGNMENTS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = weakref.WeakKeyDictionary()
+class _ModuleAliases(Dict[str, Any]):
+    """Per analysis (``ctx.state``): names assigned once at module level, with the expression
+    assigned (for aliases such as ``Image = Float[Tensor, "c h w"]``)."""
+
+    computed = False
 
 
-def _module_assignments(ev: Any) -> Dict[str, Any]:
-    module = getattr(ev, "module", None)
-    if module is None:
-        return {}
-    try:  # keyed by the analysis (libcst nodes cannot be weakly referenced)
-        cached = _MODULE_ASSIGNMENTS.get(ev)
-    except TypeError:
-        return {}
-    if cached is not None:
-        return cached
+def _module_assignments(ctx: RuleContext) -> Dict[str, Any]:
+    aliases = ctx.state(_ModuleAliases)
+    if aliases.computed:
+        return aliases
+    aliases.computed = True
     found: Dict[str, Any] = {}
     counts: Dict[str, int] = {}
-    for stmt in module.body:
+    for stmt in ctx.module.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
@@ -74,28 +71,27 @@ def _module_assignments(ev: Any) -> Dict[str, Any]:
                 counts[target.value] = counts.get(target.value, 0) + 1
                 found[target.value] = value
     # A name assigned twice could be either value: not an alias we can rely on.
-    aliases = {name: value for name, value in found.items() if counts[name] == 1}
-    _MODULE_ASSIGNMENTS[ev] = aliases
+    aliases.update((name, value) for name, value in found.items() if counts[name] == 1)
     return aliases
 
 
-def _resolve_alias(node: Any, ev: Any, depth: int = 0) -> Any:
+def _resolve_alias(node: Any, ctx: RuleContext, depth: int = 0) -> Any:
     """``Image`` -> the ``Float[Tensor, "c h w"]`` it names (module-level, assigned once)."""
     while isinstance(node, cst.Name) and depth < 4:
-        target = _module_assignments(ev).get(node.value)
+        target = _module_assignments(ctx).get(node.value)
         if target is None:
             return node
         node, depth = target, depth + 1
     return node
 
 
-def jaxtyping_annotation(node: Any, ev: Any) -> Optional[JaxAnnotation]:
+def jaxtyping_annotation(node: Any, ctx: RuleContext) -> Optional[JaxAnnotation]:
     """``Float[Tensor, "b c"]`` (any import style, or a module-level alias of one) with its
     parsed shape string."""
-    node = _resolve_alias(node, ev)
+    node = _resolve_alias(node, ctx)
     if not isinstance(node, cst.Subscript) or len(node.slice) != 2:
         return None
-    qual = _qualified(node.value, ev)
+    qual = _qualified(node.value, ctx)
     if qual is None or not qual.startswith("jaxtyping."):
         return None
     class_name = qual[len("jaxtyping."):]
@@ -104,8 +100,8 @@ def jaxtyping_annotation(node: Any, ev: Any) -> Optional[JaxAnnotation]:
     array_slice = node.slice[0].slice
     if not isinstance(array_slice, cst.Index):
         return None
-    array_type = _resolve_alias(array_slice.value, ev)
-    if isinstance(array_type, cst.Subscript) and jaxtyping_annotation(array_type, ev) is not None:
+    array_type = _resolve_alias(array_slice.value, ctx)
+    if isinstance(array_type, cst.Subscript) and jaxtyping_annotation(array_type, ctx) is not None:
         return None  # Float[Image, "b"] prepends dims to Image's: not modelled
     spec_slice = node.slice[1].slice
     if not isinstance(spec_slice, cst.Index) or not isinstance(spec_slice.value, cst.SimpleString):

@@ -9,11 +9,12 @@ from ...values import FunctionValue, InstanceValue, TensorValue, Value, describe
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .jaxtyping_annotations import jaxtyping_annotation
 from .matching import dtype_conflict, match_shape
+from ..context import RuleContext
 
 
-def _callee_function(node: cst.Call, ev: Any) -> Optional[Tuple[cst.FunctionDef, bool]]:
+def _callee_function(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[cst.FunctionDef, bool]]:
     """(function node, whether the first parameter is self) for calls of functions of the file."""
-    value = ev.value(node.func)
+    value = ctx.value(node.func)
     fn = getattr(value, "function", None)  # a bound method
     if fn is not None and getattr(fn, "node", None) is not None and isinstance(fn.node, cst.FunctionDef):
         return fn.node, not _is_static(fn.node)
@@ -31,9 +32,9 @@ def _is_static(fnode: cst.FunctionDef) -> bool:
                for d in fnode.decorators)
 
 
-def _bind_call(fnode: cst.FunctionDef, skip_self: bool, node: cst.Call, ev: Any) -> Optional[List[Tuple[cst.Param, Value, Any]]]:
+def _bind_call(fnode: cst.FunctionDef, skip_self: bool, node: cst.Call, ctx: RuleContext) -> Optional[List[Tuple[cst.Param, Value, Any]]]:
     """(parameter, argument value, argument node) for the arguments of a call."""
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     params = list(fnode.params.posonly_params) + list(fnode.params.params)
@@ -113,12 +114,12 @@ class JaxtypingArgumentMismatch(Rule):
     listens = (cst.Call,)
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        target = _callee_function(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        target = _callee_function(node, ctx)
         if target is None:
             return
         fnode, skip_self = target
-        bindings = _bind_call(fnode, skip_self, node, ev)
+        bindings = _bind_call(fnode, skip_self, node, ctx)
         if not bindings:
             return
         bound: Dict[str, Any] = {}
@@ -126,7 +127,7 @@ class JaxtypingArgumentMismatch(Rule):
         for param, value, arg_node in bindings:
             if param.annotation is None or not isinstance(value, TensorValue):
                 continue
-            annotation = jaxtyping_annotation(param.annotation.annotation, ev)
+            annotation = jaxtyping_annotation(param.annotation.annotation, ctx)
             if annotation is None or annotation.dims is None:
                 continue
             pname = param.name.value

@@ -9,6 +9,7 @@ from ...values import TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .jaxtyping_annotations import jaxtyping_annotation
 from .matching import dtype_conflict, match_shape
+from ..context import RuleContext
 
 
 @register
@@ -48,21 +49,19 @@ class JaxtypingReturnMismatch(Rule):
     listens = (cst.Return,)
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Return, ev: Any) -> None:
-        frame = getattr(ev, "frame", None)
-        fn = getattr(frame, "function", None)
-        fnode = getattr(fn, "node", None)
+    def visit(self, node: cst.Return, ctx: RuleContext) -> None:
+        fnode = ctx.function_node
         if not isinstance(fnode, cst.FunctionDef) or fnode.returns is None or node.value is None:
             return
-        annotation = jaxtyping_annotation(fnode.returns.annotation, ev)
+        annotation = jaxtyping_annotation(fnode.returns.annotation, ctx)
         if annotation is None or annotation.dims is None:
             return
-        value = ev.value(node.value)
+        value = ctx.value(node.value)
         if not isinstance(value, TensorValue):
             return
         problem = dtype_conflict(annotation, value)
         if problem is None and value.shape is not None:
-            bound = _parameter_bindings(fnode, ev)
+            bound = _parameter_bindings(fnode, ctx)
             problem = match_shape(annotation.dims, tuple(value.shape), bound)
             if problem is not None:
                 problem = f"(shape {describe_shape(value.shape)}) {problem}"
@@ -78,15 +77,15 @@ def _short(node: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _parameter_bindings(fnode: cst.FunctionDef, ev: Any) -> Dict[str, Any]:
+def _parameter_bindings(fnode: cst.FunctionDef, ctx: RuleContext) -> Dict[str, Any]:
     """Named dims bound by the parameters' values in the current activation."""
     bound: Dict[str, Any] = {}
     params = list(fnode.params.posonly_params) + list(fnode.params.params) + list(fnode.params.kwonly_params)
     for param in params:
         if param.annotation is None:
             continue
-        annotation = jaxtyping_annotation(param.annotation.annotation, ev)
-        value = ev.value(param.name)
+        annotation = jaxtyping_annotation(param.annotation.annotation, ctx)
+        value = ctx.value(param.name)
         if annotation is None or annotation.dims is None or not isinstance(value, TensorValue) \
                 or value.shape is None:
             continue

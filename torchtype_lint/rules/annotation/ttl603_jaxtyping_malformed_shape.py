@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..base import Rule, RuntimeClaim, register
 from .jaxtyping_annotations import jaxtyping_annotation
+from ..context import RuleContext
 
 
 def _annotation_nodes(fnode: cst.FunctionDef) -> List[Any]:
@@ -111,7 +112,7 @@ class JaxtypingMalformedShape(Rule):
         r"Axes should be separated with spaces, not commas|Cannot use variadic specifiers|"
         r"Cannot have |Do not use [#*_?] twice|must be used on its own|broadcastable axes are now denoted")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Subscript):
             candidates = [node]
         elif isinstance(node, cst.FunctionDef):
@@ -129,7 +130,7 @@ class JaxtypingMalformedShape(Rule):
                         if isinstance(small, cst.AnnAssign):
                             candidates += _subscripts(small.annotation.annotation)
         for subscript in candidates:
-            annotation = jaxtyping_annotation(subscript, ev)
+            annotation = jaxtyping_annotation(subscript, ctx)
             if annotation is None or annotation.error is None:
                 continue
             self.report(annotation.spec_node, f"jaxtyping rejects the shape string \"{annotation.spec}\": "

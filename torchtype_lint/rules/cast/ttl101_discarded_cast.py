@@ -1,13 +1,13 @@
 """TTL101 discarded-cast: result of a tensor cast is discarded (tensor casts are not in place)."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
 from ...findings import Fix
 from ...values import TensorValue, describe_dtypes
 from ..base import Rule, RuntimeClaim, expr_text, register
+from ..context import RuleContext
 
 
 #: Tensor methods that return a converted copy and leave the receiver unchanged.
@@ -58,7 +58,7 @@ class DiscardedCast(Rule):
     fix_safety = "safe"
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Expr, ev: Any) -> None:
+    def visit(self, node: cst.Expr, ctx: RuleContext) -> None:
         call = node.value
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             return
@@ -67,14 +67,14 @@ class DiscardedCast(Rule):
             return
         if method == "type" and not call.args:
             return  # x.type() returns a string; discarding it is harmless
-        receiver = ev.value(call.func.value)
+        receiver = ctx.value(call.func.value)
         if not isinstance(receiver, TensorValue):
             return
         target = expr_text(call.func.value)
         what = "device" if method in ("cuda", "cpu") else "dtype"
         state = describe_dtypes(receiver.dtypes) if what == "dtype" else (receiver.device or "unchanged")
         fix = None
-        loop_variable = isinstance(call.func.value, cst.Name) and ev.is_loop_variable(call.func.value.value)
+        loop_variable = isinstance(call.func.value, cst.Name) and ctx.is_loop_variable(call.func.value.value)
         # Rebinding a loop variable would leave the iterated items unchanged: no fix there.
         if isinstance(call.func.value, (cst.Name, cst.Attribute)) and not loop_variable:
             fix = Fix(

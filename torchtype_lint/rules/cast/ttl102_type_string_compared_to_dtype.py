@@ -9,13 +9,14 @@ from ...findings import Fix
 from ...values import DTypeValue, TensorValue
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .comparisons import _EQUALITY, _always, _comparison_pairs
+from ..context import RuleContext
 
 
-def _is_type_string_call(node: Any, ev: Any) -> bool:
+def _is_type_string_call(node: Any, ctx: RuleContext) -> bool:
     """``x.type()`` with no argument on a tensor: it returns a string like 'torch.FloatTensor'."""
     return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "type" and not node.args
-            and isinstance(ev.value(node.func.value), TensorValue))
+            and isinstance(ctx.value(node.func.value), TensorValue))
 
 
 @register
@@ -55,12 +56,12 @@ class TypeStringComparedToDtype(Rule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Comparison, ev: Any) -> None:
+    def visit(self, node: cst.Comparison, ctx: RuleContext) -> None:
         for left, operator, right in _comparison_pairs(node):
             if not isinstance(operator, _EQUALITY):
                 continue
             for call, other in ((left, right), (right, left)):
-                if _is_type_string_call(call, ev) and isinstance(ev.value(other), DTypeValue):
+                if _is_type_string_call(call, ctx) and isinstance(ctx.value(other), DTypeValue):
                     dtype_text = expr_text(other)
                     receiver = call.func.value
                     new = cst.Attribute(value=receiver, attr=cst.Name("dtype"))

@@ -10,6 +10,7 @@ from ...knowledge.dtypes import TORCH_DTYPE_ATTRS
 from ...values import StringValue, SymbolValue, TensorValue
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .comparisons import _EQUALITY, _always, _comparison_pairs
+from ..context import RuleContext
 
 
 _PYTHON_TYPES = {"builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool",
@@ -27,7 +28,7 @@ def _non_tensor_guard(node: Any) -> Tuple[Any, Any]:
     return None, None
 
 
-def _is_non_tensor_isinstance(test: Any, ev: Any) -> bool:
+def _is_non_tensor_isinstance(test: Any, ctx: RuleContext) -> bool:
     """``isinstance(x, np.ndarray)`` (or any class that is not a torch tensor), possibly the
     last operand of an ``and`` chain."""
     while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
@@ -35,7 +36,7 @@ def _is_non_tensor_isinstance(test: Any, ev: Any) -> bool:
     if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
             and len(test.args) == 2):
         return False
-    kind = ev.value(test.args[1].value)
+    kind = ctx.value(test.args[1].value)
     return not (isinstance(kind, SymbolValue) and kind.qualname.startswith("torch."))
 
 
@@ -105,7 +106,7 @@ class DtypeComparedToStringOrType(Rule):
     def report(self, node: Any, message: str, origin: Any = None, fix: Optional[Fix] = None) -> None:
         self._pending.setdefault(node, (message, fix))
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Module):
             for comparison, (message, fix) in self._pending.items():
                 if comparison not in self._guarded:
@@ -114,7 +115,7 @@ class DtypeComparedToStringOrType(Rule):
             return
         if not isinstance(node, cst.Comparison):
             guard, guarded = _non_tensor_guard(node)
-            if guard is not None and _is_non_tensor_isinstance(guard, ev):
+            if guard is not None and _is_non_tensor_isinstance(guard, ctx):
                 self._guarded.update(_comparisons_in(guarded))
             return
         for left, operator, right in _comparison_pairs(node):
@@ -122,14 +123,14 @@ class DtypeComparedToStringOrType(Rule):
                 continue
             for attr, other in ((left, right), (right, left)):
                 if not (isinstance(attr, cst.Attribute) and attr.attr.value == "dtype"
-                        and isinstance(ev.value(attr.value), TensorValue)):
+                        and isinstance(ctx.value(attr.value), TensorValue)):
                     continue
-                other_value = ev.value(other)
+                other_value = ctx.value(other)
                 fix = None
                 if isinstance(other_value, StringValue) and other_value.const is not None:
                     name = other_value.const.removeprefix("torch.")
                     dtype = TORCH_DTYPE_ATTRS.get(name)
-                    torch_module = ev.lookup("torch")
+                    torch_module = ctx.lookup("torch")
                     if dtype is not None and isinstance(torch_module, SymbolValue) and torch_module.qualname == "torch":
                         fix = Fix(other, cst.Attribute(value=cst.Name("torch"), attr=cst.Name(name)),
                                   f"Compare with `torch.{name}`", safe=False)

@@ -23,6 +23,7 @@ from ...values import (
     StringValue, TensorValue, Value, Category, category,
 )
 from ..base import expr_text
+from ..context import RuleContext
 
 #: Names whose int/bool cases TTL211 reports with a tailored message and fix; for those dtypes
 #: the contract rules stay silent so one mistake gives one finding.
@@ -55,13 +56,13 @@ class _Call:
         self.subject_value = subject_value
 
 
-def judged_call(node: Any, ev: Any) -> Optional[_Call]:
+def judged_call(node: Any, ctx: RuleContext) -> Optional[_Call]:
     """The call, module call or operator as the table sees it, or None when its dtype sets
     would not apply. Every spelling of an op ends up under the one name the table knows
     (``knowledge/op_spellings.py``): ``nn.MSELoss()(a, b)`` is judged as ``F.mse_loss``."""
     if isinstance(node, cst.BinaryOperation):
-        return _judged_operator(node, ev)
-    callee = ev.callee(node)
+        return _judged_operator(node, ctx)
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     args = callee.args
@@ -84,13 +85,13 @@ def judged_call(node: Any, ev: Any) -> Optional[_Call]:
     return _judged(name, label, keyed, tensors)
 
 
-def _judged_operator(node: cst.BinaryOperation, ev: Any) -> Optional[_Call]:
+def _judged_operator(node: cst.BinaryOperation, ctx: RuleContext) -> Optional[_Call]:
     """``a @ b``, ``a & b``, ``a // b``...: the operator's function, on the operands' values."""
     kind = type(node.operator).__name__
     name = OPERATOR_OPS.get(kind)
     if name is None:
         return None
-    keyed = [(None, ev.value(operand), operand) for operand in (node.left, node.right)]
+    keyed = [(None, ctx.value(operand), operand) for operand in (node.left, node.right)]
     if not any(isinstance(value, TensorValue) for _, value, _ in keyed):
         return None  # ints and bools: Python's own operators, not torch's
     return _judged(name, f"{OPERATOR_SYMBOLS[kind]}", keyed, [])

@@ -9,6 +9,7 @@ from ...contracts import table
 from ...values import describe_dtypes
 from ..base import Rule, RuntimeClaim, register
 from .judged_calls import handled_elsewhere, judged_call, origin_note, subject_text, suggestion
+from ..context import RuleContext
 
 
 @register
@@ -70,8 +71,8 @@ class OpDtypeUnsupported(Rule):
     runtime = RuntimeClaim("RuntimeError", r"not implemented for|not supported|does not support|"
                                            r"only supports?|Expected a floating point|expected .* dtype")
 
-    def visit(self, node: Any, ev: Any) -> None:
-        call = judged_call(node, ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        call = judged_call(node, ctx)
         if call is None or handled_elsewhere(call):
             return
         contract = table.contract(call.name)

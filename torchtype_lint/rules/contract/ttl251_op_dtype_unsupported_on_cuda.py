@@ -9,6 +9,7 @@ from ...contracts import table
 from ...values import describe_dtypes
 from ..base import Rule, RuntimeClaim, register
 from .judged_calls import handled_elsewhere, judged_call, origin_note, subject_text, suggestion
+from ..context import RuleContext
 
 
 @register
@@ -55,10 +56,10 @@ class OpDtypeUnsupportedOnCuda(Rule):
     fix_safety = "none"
     runtime = RuntimeClaim("RuntimeError", r"not implemented for", ("cuda",))
 
-    def visit(self, node: Any, ev: Any) -> None:
-        if not getattr(ev, "moves_to_cuda", False):
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        if not ctx.uses_cuda:
             return
-        call = judged_call(node, ev)
+        call = judged_call(node, ctx)
         if call is None or call.device is not None or handled_elsewhere(call):
             return
         contract = table.contract(call.name)

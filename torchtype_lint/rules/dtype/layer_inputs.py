@@ -1,18 +1,19 @@
 """An nn layer called on a tensor, and what torch prints when the input's dtype does not fit it."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import libcst as cst
 
 from ...values import FLOAT32, ModuleValue, Category, category
 from ..dtype_support import NORM_LAYERS, c10_name, first_layer, scalar_type_name
 from ..torch_messages import TorchMessage
+from ..context import RuleContext
 
 
-def module_call(ev: Any, node: cst.Call):
+def module_call(ctx: RuleContext, node: cst.Call):
     """(layer, input value, input node, path) when ``node`` calls an nn layer on a tensor."""
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None or callee.kind != "module" or not isinstance(callee.receiver, ModuleValue) \
             or callee.args.has_star:
         return None

@@ -9,6 +9,7 @@ from ..dtype_support import (
     DtypeRule, cast_expr, cast_text, castable, code, dtypes_of, matmul_message, one, origin_note,
     rank, said, show,
 )
+from ..context import RuleContext
 
 MATMUL_PATTERN = (r"same dtype|expected scalar type \w+ but found \w+|both inputs should have same dtype")
 
@@ -27,7 +28,7 @@ def _culprit(a: Value, b: Value) -> int:
     return 1
 
 
-def report_mismatch(rule: DtypeRule, ev: Any, node: Any, label: str, a: Value, b: Value,
+def report_mismatch(rule: DtypeRule, ctx: RuleContext, node: Any, label: str, a: Value, b: Value,
                     a_node: Any, b_node: Any) -> None:
     """The TTL201/TTL401 report for a matrix product of mismatched dtypes."""
     bad = _culprit(a, b)
@@ -45,7 +46,7 @@ def report_mismatch(rule: DtypeRule, ev: Any, node: Any, label: str, a: Value, b
                   f"Convert the operand to {target}: `{cast_text(code(culprit_node, 30), target)}`",
                   safe=False)
     what = f"`{code(culprit_node, 30)}`" if culprit_node is not None else "an operand"
-    rule.flag(ev, node,
+    rule.flag(ctx, node,
               f"`{label}` of {show(a)} and {show(b)} raises RuntimeError: matrix products do not "
               f"promote dtypes (torch: {said(torch_says)}); {what} is {show(culprit)}"
               f"{origin_note(culprit)}; {hint}",

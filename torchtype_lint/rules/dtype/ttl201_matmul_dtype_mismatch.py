@@ -8,6 +8,7 @@ import libcst as cst
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, matmul_operands, mismatch_kind
 from .matmul_mismatch import MATMUL_PATTERN, report_mismatch
+from ..context import RuleContext
 
 
 @register
@@ -52,11 +53,11 @@ class MatmulDtypeMismatch(DtypeRule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN, pattern_devices=("cpu",))
 
-    def visit(self, node: Any, ev: Any) -> None:
-        found = matmul_operands(node, ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        found = matmul_operands(node, ctx)
         if found is None:
             return
         label, a, b, a_node, b_node = found
         if mismatch_kind(a, b) != "mixing" or label == "torch.cdist":
             return  # cdist rejects integers with a message of its own
-        report_mismatch(self, ev, node, label, a, b, a_node, b_node)
+        report_mismatch(self, ctx, node, label, a, b, a_node, b_node)

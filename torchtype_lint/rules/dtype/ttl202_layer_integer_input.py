@@ -1,7 +1,6 @@
 """TTL202 layer-integer-input: nn layer with float parameters called on an integer or bool tensor."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from ..dtype_support import (
     is_float, is_int_or_bool, one, origin_note, show,
 )
 from .layer_inputs import layer_message, module_call
+from ..context import RuleContext
 
 
 @register
@@ -57,8 +57,8 @@ class LayerIntegerInput(DtypeRule):
     runtime = RuntimeClaim("RuntimeError", r"same dtype|should be the same|not implemented for|"
                                            r"mixed dtype|expected scalar type", pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = module_call(ev, node)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = module_call(ctx, node)
         if found is None:
             return
         layer, x, x_node, path, outer = found
@@ -78,7 +78,7 @@ class LayerIntegerInput(DtypeRule):
         exception = ("NotImplementedError" if any("not implemented" in v for v in torch_says.variants)
                      else "RuntimeError")
         quoted = f" ({torch_says.quoted()})" if torch_says else ""
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"{where} has {'/'.join(sorted(params))} parameters but gets a {show(x)} input"
                   f"{origin_note(x)}: torch raises {exception}{quoted}; {hint}",
                   origin=x.origin, fix=fix)

@@ -1,7 +1,6 @@
 """TTL203 rnn-input-dtype: RNN/LSTM/GRU input dtype differs from the weight dtype."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from ..dtype_support import (
     module_dtype_changed, one, origin_note, said, show, torch_name,
 )
 from .layer_inputs import module_call
+from ..context import RuleContext
 
 
 @register
@@ -53,18 +53,18 @@ class RnnInputDtype(DtypeRule):
     runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype",
                            pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = module_call(ev, node)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = module_call(ctx, node)
         if found is None:
             return
         layer, x, x_node, path, outer = found
         if layer.short_name not in RNN_LAYERS or not layer.param_dtypes:
             return
-        if ev.default_float != FLOAT32 and not module_dtype_changed(layer):
+        if ctx.default_float != FLOAT32 and not module_dtype_changed(layer):
             return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(layer.param_dtypes)
         kind = mismatch_kind(x, weights)
-        if kind is None or (kind == "precision" and ev.autocast_depth):
+        if kind is None or (kind == "precision" and ctx.in_autocast):
             return
         target = one(weights)
         x_dtype = one(x)
@@ -77,7 +77,7 @@ class RnnInputDtype(DtypeRule):
                       f"({torch_name(target)})") if x_dtype and target else "RNN input dtype does not match weight dtype"
         source = (f"the weights are {show(weights)}{origin_note(layer)}" if blame_model
                   else f"the input is {show(x)}{origin_note(x)}")
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{layer.short_name}` has {show(weights)} weights but gets a {show(x)} input: torch "
                   f"raises ValueError ({said(torch_says)}); {source}; convert the input "
                   f"(`{cast_text(code(x_node, 30) if x_node is not None else 'x', target or FLOAT32)}`) "

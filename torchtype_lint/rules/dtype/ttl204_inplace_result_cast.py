@@ -14,6 +14,7 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, code, dtypes_of, is_bool, is_float, is_int_or_bool, one, origin_note,
     said, scalar_type_name, show,
 )
+from ..context import RuleContext
 
 _AUG_OPS = {"AddAssign": "+", "SubtractAssign": "-", "MultiplyAssign": "*", "DivideAssign": "/",
             "ModuloAssign": "%", "PowerAssign": "**", "FloorDivideAssign": "//"}
@@ -25,7 +26,7 @@ _OUT_FUNCTIONS = {"add": "+", "sub": "-", "subtract": "-", "mul": "*", "multiply
                   "div": "/", "divide": "/", "true_divide": "/", "pow": "**", "remainder": "%"}
 
 
-def _promoted_uncastable(ev: Any, dest: Value, other: Value, op: str, node: Any) -> Optional[str]:
+def _promoted_uncastable(ctx: RuleContext, dest: Value, other: Value, op: str, node: Any) -> Optional[str]:
     """The promoted result dtype of ``dest <op> other`` when, for every possible dtype of
     ``dest``, it cannot be cast back into ``dest`` (None otherwise)."""
     dtypes = dtypes_of(dest)
@@ -33,7 +34,7 @@ def _promoted_uncastable(ev: Any, dest: Value, other: Value, op: str, node: Any)
         return None
     results = set()
     for d in dtypes:
-        res = T.binary_op(TensorValue(frozenset({d}), dest.shape), other, op, node, ev.tenv)
+        res = T.binary_op(TensorValue(frozenset({d}), dest.shape), other, op, node, ctx.torch_env)
         rd = dtypes_of(res)
         if rd is None or any(D.can_cast(r, d) for r in rd):
             return None
@@ -91,21 +92,21 @@ class InplaceResultCast(DtypeRule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"result type \w+ can't be cast to the desired output type")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.AugAssign):
-            self._aug_assign(node, ev)
+            self._aug_assign(node, ctx)
         else:
-            self._call(node, ev)
+            self._call(node, ctx)
 
-    def _aug_assign(self, node: cst.AugAssign, ev: Any) -> None:
+    def _aug_assign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         op = _AUG_OPS.get(type(node.operator).__name__)
-        dest = ev.value(node.target)
-        other = ev.value(node.value)
+        dest = ctx.value(node.target)
+        other = ctx.value(node.value)
         if op is None or not isinstance(dest, TensorValue):
             return
         if op == "-" and (all_dtypes(dest, is_bool) or all_dtypes(other, is_bool)):
             return  # bool subtraction raises a different error (TTL212)
-        result = _promoted_uncastable(ev, dest, other, op, node)
+        result = _promoted_uncastable(ctx, dest, other, op, node)
         if result is None:
             return
         fix = None
@@ -116,15 +117,15 @@ class InplaceResultCast(DtypeRule):
                       f"Rebind instead of updating in place: `{code(node.target)} = {code(node.target)} "
                       f"{op} {code(node.value)}`", safe=False)
         target = code(node.target)
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{code(node)}` raises RuntimeError: the result is {result} but `{target}` is "
                   f"{show(dest)}{origin_note(dest)}, and in-place ops cannot cast it back "
                   f"(torch: {said(_cast_error(result, dest))}); write `{target} = {target} {op} "
                   f"{code(node.value, 30)}` or make `{target}` a float tensor first",
                   origin=dest.origin, fix=fix)
 
-    def _call(self, node: cst.Call, ev: Any) -> None:
-        callee = ev.callee(node)
+    def _call(self, node: cst.Call, ctx: RuleContext) -> None:
+        callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return
         args = callee.args
@@ -135,19 +136,19 @@ class InplaceResultCast(DtypeRule):
                 if "alpha" in args.kw or "rounding_mode" in args.kw:
                     return
                 op = _INPLACE_BINARY[name]
-                result = _promoted_uncastable(ev, dest, args.pos[0], op, node)
+                result = _promoted_uncastable(ctx, dest, args.pos[0], op, node)
             elif name in _INPLACE_UNARY:
                 if all_dtypes(dest, is_int_or_bool):
-                    result = ev.default_float
+                    result = ctx.default_float
             elif name in ("clamp_", "clip_"):
                 bounds = [args.get(0, "min"), args.get(1, "max")]
                 if all_dtypes(dest, is_int_or_bool) and any(
                         (isinstance(v, ScalarValue) and v.pytype == "float") or all_dtypes(v, is_float)
                         for v in bounds):
-                    result = ev.default_float
+                    result = ctx.default_float
             if result is None:
                 return
-            self.flag(ev, node,
+            self.flag(ctx, node,
                       f"`{code(node)}` raises RuntimeError: the in-place result is {result} but the "
                       f"tensor is {show(dest)}{origin_note(dest)} (torch: {said(_cast_error(result, dest))}); "
                       f"use the out-of-place form and rebind (`x = x.{name[:-1]}(...)`), or convert "
@@ -164,7 +165,7 @@ class InplaceResultCast(DtypeRule):
             if rd is None or od is None or any(D.can_cast(r, o) for r in rd for o in od):
                 return
             result = "/".join(sorted(rd))
-            self.flag(ev, node,
+            self.flag(ctx, node,
                       f"`torch.{name}(..., out=...)` raises RuntimeError: the result is {result} but "
                       f"`out` is {show(out)}{origin_note(out)} (torch: {said(_cast_error(result, out))}); "
                       f"pass an `out` tensor of dtype {result} or drop `out=`",

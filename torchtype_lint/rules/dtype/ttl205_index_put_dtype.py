@@ -11,6 +11,7 @@ from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, code, never_equal, one, origin_note, rank, said, scalar_type_name, show,
 )
+from ..context import RuleContext
 
 _SCATTER_METHODS = {
     # method -> (source position, source keyword, torch message template)
@@ -76,13 +77,13 @@ class IndexPutDtype(DtypeRule):
                                            r"must have the same scalar type|Expected self\.dtype to be equal to src\.dtype|"
                                            r"expected to have the same dtype|to have same dtypes")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Subscript):
-                    self._assign(node, target.target, ev)
+                    self._assign(node, target.target, ctx)
             return
-        callee = ev.callee(node)
+        callee = ctx.callee(node)
         if callee is None or callee.kind != "method" or callee.name not in _SCATTER_METHODS \
                 or not isinstance(callee.receiver, TensorValue) or callee.args.has_star:
             return
@@ -91,18 +92,18 @@ class IndexPutDtype(DtypeRule):
         dest = callee.receiver
         if not never_equal(dest, src):
             return
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`.{callee.name}()` raises RuntimeError: the destination is {show(dest)} but the "
                   f"source is {show(src)}{origin_note(src)} (torch: {said(_fill(template, dest, src))}); "
                   f"convert the source with `.to({code(node.func.value, 20)}.dtype)`",
                   origin=src.origin)
 
-    def _assign(self, stmt: cst.Assign, target: cst.Subscript, ev: Any) -> None:
-        dest = ev.value(target.value)
-        src = ev.value(stmt.value)
+    def _assign(self, stmt: cst.Assign, target: cst.Subscript, ctx: RuleContext) -> None:
+        dest = ctx.value(target.value)
+        src = ctx.value(stmt.value)
         if not isinstance(dest, TensorValue) or not never_equal(dest, src):
             return
-        index_values = [ev.value(el.slice.value) for el in target.slice if isinstance(el.slice, cst.Index)]
+        index_values = [ctx.value(el.slice.value) for el in target.slice if isinstance(el.slice, cst.Index)]
         tensors = [v for v in index_values if isinstance(v, TensorValue)]
         if not tensors:
             return  # basic indexing casts silently
@@ -118,7 +119,7 @@ class IndexPutDtype(DtypeRule):
                              args=[cst.Arg(cst.Attribute(value=target.value, attr=cst.Name("dtype")))])
         fix = Fix(stmt.value, new_value, f"Convert the source: `{code(stmt.value, 30)}.to({code(target.value, 20)}.dtype)`",
                   safe=False)
-        self.flag(ev, stmt,
+        self.flag(ctx, stmt,
                   f"`{code(target)} = ...` raises RuntimeError: writing through an index tensor or mask "
                   f"needs the same dtype, but `{code(target.value, 30)}` is {show(dest)} and the value is "
                   f"{show(src)}{origin_note(src)} (torch: {said(torch_says)}); convert the value with "

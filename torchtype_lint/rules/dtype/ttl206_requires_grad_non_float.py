@@ -12,6 +12,7 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, code, dtype_attr, is_int_or_bool, one, origin_note, show,
     torch_module_expr,
 )
+from ..context import RuleContext
 
 _PARAMETER = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 
@@ -54,22 +55,22 @@ class RequiresGradNonFloat(DtypeRule):
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"(?i)only Tensors of floating point")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 t = target.target
                 if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and \
-                        _is_true(ev.value(node.value)):
-                    owner = ev.value(t.value)
+                        _is_true(ctx.value(node.value)):
+                    owner = ctx.value(t.value)
                     if all_dtypes(owner, is_int_or_bool):
-                        self.flag(ev, node,
+                        self.flag(ctx, node,
                                   f"`{code(t)} = True` raises RuntimeError: `{code(t.value)}` is "
                                   f"{show(owner)}{origin_note(owner)} and only floating-point tensors "
                                   f"can require gradients; convert it first: `{code(t.value)} = "
                                   f"{code(t.value)}.float()`",
                                   origin=owner.origin)
             return
-        callee = ev.callee(node)
+        callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return
         args = callee.args
@@ -80,7 +81,7 @@ class RequiresGradNonFloat(DtypeRule):
                 return
             x = callee.receiver
             if all_dtypes(x, is_int_or_bool):
-                self.flag(ev, node,
+                self.flag(ctx, node,
                           f"`{code(node)}` raises RuntimeError (\"only Tensors of floating point dtype "
                           f"can require gradients\"): the tensor is {show(x)}{origin_note(x)}; convert "
                           f"it first: `.float().requires_grad_()`",
@@ -93,7 +94,7 @@ class RequiresGradNonFloat(DtypeRule):
             if args.has(1, "requires_grad") and not _is_true(args.get(1, "requires_grad")):
                 return
             if all_dtypes(data, is_int_or_bool):
-                self.flag(ev, node,
+                self.flag(ctx, node,
                           f"`nn.Parameter(...)` of a {show(data)} tensor{origin_note(data)} raises "
                           f"RuntimeError (\"Only Tensors of floating point and complex dtype can require "
                           f"gradients\"); convert the data (`.float()`) or pass `requires_grad=False` "
@@ -115,7 +116,7 @@ class RequiresGradNonFloat(DtypeRule):
                                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                           whitespace_after=cst.SimpleWhitespace(""))))
             fix = Fix(node, node.with_changes(args=new_args), "Add `dtype=torch.float32`", safe=False)
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{code(node)}` creates a {show(result)} tensor"
                   f"{' (' + result.origin.note + ')' if result.origin is not None and result.origin.note else ''} with "
                   f"requires_grad=True: torch raises RuntimeError (\"Only Tensors of floating point and "

@@ -1,7 +1,6 @@
 """TTL207 class-target-dtype: cross_entropy/nll_loss target of the wrong dtype (class indices are int64)."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from ..dtype_support import (
     said, scalar_type_name, show,
 )
 from .losses import modules_of, symbol_or_module
+from ..context import RuleContext
 
 _CLASS_LOSSES = ("cross_entropy", "nll_loss")
 _CLASS_LOSS_MODULES = modules_of(_CLASS_LOSSES)
@@ -61,8 +61,8 @@ class ClassTargetDtype(DtypeRule):
                                            r"Expected floating point type for target with class probabilities",
                            pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = symbol_or_module(ev, node, _CLASS_LOSSES, _CLASS_LOSS_MODULES)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = symbol_or_module(ctx, node, _CLASS_LOSSES, _CLASS_LOSS_MODULES)
         if found is None:
             return
         name, args = found
@@ -105,7 +105,7 @@ class ClassTargetDtype(DtypeRule):
                       f"Convert the target: `{cast_text(code(target_node, 30), want)}`", safe=False)
         meaning = ("class indices must be int64" if want == INT64
                    else "a target of the input's shape holds class probabilities, which must be float")
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{name}` target is {show(target)}{origin_note(target)} but {meaning}: torch raises "
                   f"RuntimeError ({said(message)}); use "
                   f"`{cast_text(code(target_node, 30) if target_node is not None else 'target', want)}`",

@@ -1,7 +1,6 @@
 """TTL208 loss-target-dtype: BCE / BCEWithLogits / Huber loss target of a dtype torch rejects."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from ..dtype_support import (
     one, origin_note, said, scalar_type_name, show,
 )
 from .losses import modules_of, symbol_or_module
+from ..context import RuleContext
 
 _BINARY_LOSSES = ("binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss")
 _BINARY_LOSS_MODULES = modules_of(_BINARY_LOSSES)
@@ -62,8 +62,8 @@ class LossTargetDtype(DtypeRule):
                                            r"Subtraction, the `-` operator, with two bool tensors",
                            pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = symbol_or_module(ev, node, _BINARY_LOSSES, _BINARY_LOSS_MODULES)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = symbol_or_module(ctx, node, _BINARY_LOSSES, _BINARY_LOSS_MODULES)
         if found is None:
             return
         name, args = found
@@ -85,7 +85,7 @@ class LossTargetDtype(DtypeRule):
             elif all_dtypes(target, is_bool):
                 message = "Subtraction, the `-` operator, with two bool tensors is not supported"
         else:
-            if never_equal(pred, target) and not ev.no_grad_depth:
+            if never_equal(pred, target) and not ctx.in_no_grad:
                 when = "computes the loss, but `backward()` raises RuntimeError"
                 message = (f"Found dtype {scalar_type_name(t)} but expected {scalar_type_name(p)}"
                            if t and p else "Found dtype ... but expected ...")
@@ -96,7 +96,7 @@ class LossTargetDtype(DtypeRule):
             fix = Fix(target_node, cast_expr(target_node, FLOAT32), "Convert the target with `.float()`",
                       safe=False)
         target_text = code(target_node, 30) if target_node is not None else "target"
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{name}` with a {show(pred)} input and a {show(target)} target{origin_note(target)} "
                   f"{when} (torch: {said(message)}); convert the target: "
                   f"`{cast_text(target_text, p or FLOAT32)}`",

@@ -1,7 +1,6 @@
 """TTL209 index-argument-dtype: embedding/gather/index_select/scatter index that is not int64 or int32."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -10,6 +9,7 @@ from ...knowledge import dtypes as D
 from ...values import BOOL, INT32, INT64, ModuleValue, TensorValue, Value
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, one, origin_note, said, show
+from ..context import RuleContext
 
 _INDEX_OK = (INT64, INT32)
 _LEGACY_NAMES = {v: k for k, v in D.LEGACY_TENSOR_TYPES.items()}
@@ -66,8 +66,8 @@ class IndexArgumentDtype(DtypeRule):
     runtime = RuntimeClaim("RuntimeError", r"Expected tensor for argument #1 'indices' to have one of the "
                                            r"following scalar types: Long, Int|Expected dtype int32(/| or )int64 for index")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = self._index(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = self._index(node, ctx)
         if found is None:
             return
         what, index, index_node, torch_says = found
@@ -77,13 +77,13 @@ class IndexArgumentDtype(DtypeRule):
         if index_node is not None:
             fix = Fix(index_node, cast_expr(index_node, INT64), "Convert the index with `.long()`", safe=False)
         text = code(index_node, 30) if index_node is not None else "index"
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"{what} gets a {show(index)} index{origin_note(index)} but indices must be int64 or "
                   f"int32: torch raises RuntimeError ({said(torch_says)}); use `{text}.long()`",
                   origin=index.origin, fix=fix)
 
-    def _index(self, node: cst.Call, ev: Any):
-        callee = ev.callee(node)
+    def _index(self, node: cst.Call, ctx: RuleContext):
+        callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return None
         args = callee.args

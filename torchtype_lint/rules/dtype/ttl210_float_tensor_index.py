@@ -9,6 +9,7 @@ from ...findings import Fix
 from ...values import BOOL, INT32, INT64, UINT8, ScalarValue, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, origin_note, show
+from ..context import RuleContext
 
 _INDEXING_OK = (INT64, INT32, UINT8, BOOL)
 
@@ -53,25 +54,25 @@ class FloatTensorIndex(DtypeRule):
     runtime = RuntimeClaim("IndexError", r"tensors used as indices must be long, int, byte or bool tensors|"
                                          r"are valid indices \(got float\)")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Subscript):
-                    self._check(target.target, ev, node)
+                    self._check(target.target, ctx, node)
             return
-        self._check(node, ev, node)
+        self._check(node, ctx, node)
 
-    def _check(self, sub: cst.Subscript, ev: Any, report_node: Any) -> None:
-        container = ev.value(sub.value)
+    def _check(self, sub: cst.Subscript, ctx: RuleContext, report_node: Any) -> None:
+        container = ctx.value(sub.value)
         if not isinstance(container, TensorValue):
             return
         for element in sub.slice:
             if not isinstance(element.slice, cst.Index):
                 continue
             index_node = element.slice.value
-            index = ev.value(index_node)
+            index = ctx.value(index_node)
             if isinstance(index, ScalarValue) and index.pytype == "float" and _computed_float(index_node, index):
-                self.flag(ev, report_node,
+                self.flag(ctx, report_node,
                           f"indexing `{code(sub.value, 30)}` with the Python float `{code(index_node, 30)}` "
                           "raises IndexError (\"only integers, slices (`:`), ellipsis (`...`), None and long or "
                           f"byte Variables are valid indices (got float)\"); use an int: `int({code(index_node, 30)})` "
@@ -79,7 +80,7 @@ class FloatTensorIndex(DtypeRule):
                 return
             if all_dtypes(index, lambda d: d not in _INDEXING_OK):
                 fix = Fix(index_node, cast_expr(index_node, INT64), "Convert the index with `.long()`", safe=False)
-                self.flag(ev, report_node,
+                self.flag(ctx, report_node,
                           f"indexing `{code(sub.value, 30)}` with a {show(index)} tensor{origin_note(index)} "
                           "raises IndexError (\"tensors used as indices must be long, int, byte or bool "
                           f"tensors\"); use `{code(index_node, 30)}.long()`",

@@ -1,7 +1,6 @@
 """TTL211 op-undefined-for-dtype: mean/std/var/softmax/norm on an integer or bool tensor (float-only ops)."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, code, is_int_or_bool, one, origin_note, said,
     scalar_type_name, show,
 )
+from ..context import RuleContext
 
 
 @register
@@ -60,8 +60,8 @@ class OpUndefinedForDtype(DtypeRule):
                                            r"must be either float or double|not implemented for|"
                                            r"expected input to have floating point", pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        callee = ev.callee(node)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return
         args = callee.args
@@ -102,7 +102,7 @@ class OpUndefinedForDtype(DtypeRule):
                              args=node.args)
             fix = Fix(node, fixed, f"Convert to float first: `{code(fixed)}`", safe=True)
             hint = f"use `{code(fixed)}`"
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{label}` on a {show(x)} tensor{origin_note(x)} raises {exception} ({said(torch_says)}): "
                   f"it is only defined for floating-point tensors; {hint}",
                   origin=x.origin, fix=fix)

@@ -9,6 +9,7 @@ from ...findings import Fix
 from ...values import FLOAT32, INT64
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, is_bool, origin_note, said
+from ..context import RuleContext
 
 
 @register
@@ -51,12 +52,12 @@ class BoolTensorSubtraction(DtypeRule):
     fix_safety = "safe"
     runtime = RuntimeClaim("RuntimeError", r"(Subtraction|Negation), the `-` operator, .*bool tensor")
 
-    def visit(self, node: Any, ev: Any) -> None:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.UnaryOperation):
             if isinstance(node.operator, cst.Minus):
-                x = ev.value(node.expression)
+                x = ctx.value(node.expression)
                 if all_dtypes(x, is_bool):
-                    self.flag(ev, node,
+                    self.flag(ctx, node,
                               f"`{code(node)}` raises RuntimeError (\"Negation, the `-` operator, on a bool "
                               f"tensor is not supported\"): `{code(node.expression, 30)}` is bool{origin_note(x)}; use "
                               f"`~{code(node.expression, 30)}` to invert a mask",
@@ -64,7 +65,7 @@ class BoolTensorSubtraction(DtypeRule):
             return
         if not isinstance(node.operator, cst.Subtract):
             return
-        left, right = ev.value(node.left), ev.value(node.right)
+        left, right = ctx.value(node.left), ctx.value(node.right)
         bool_side = None
         if all_dtypes(right, is_bool):
             bool_side = "right"
@@ -84,7 +85,7 @@ class BoolTensorSubtraction(DtypeRule):
         two = all_dtypes(left, is_bool) and all_dtypes(right, is_bool)
         torch_says = ("Subtraction, the `-` operator, with two bool tensors is not supported" if two
                       else "Subtraction, the `-` operator, with a bool tensor is not supported")
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"`{code(node)}` raises RuntimeError ({said(torch_says)}): "
                   f"`{code(mask_node, 30)}` is bool{origin_note(mask)}; use `~{code(mask_node, 30)}` to "
                   f"invert a mask, or convert it first: `{code(mask_node, 30)}.long()`",

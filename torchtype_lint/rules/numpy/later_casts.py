@@ -1,13 +1,13 @@
 """A numpy conversion whose tensor is cast explicitly later on: the dtype is the user's choice."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
 from ...knowledge import dtypes as D
 from ...values import DTypeValue, TensorValue
-from ..dtype_support import conversion_in_chain, mark_node_explained
+from ..dtype_support import conversion_in_chain
+from ..context import RuleContext
 
 
 _CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
@@ -16,16 +16,16 @@ _CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
 _LIKE_WITH_DTYPE = {f"torch.{name}_like" for name in ("zeros", "ones", "empty", "full", "rand", "randn", "randint")}
 
 
-def mark_later_casts(node: cst.Call, ev: Any) -> None:
+def mark_later_casts(node: cst.Call, ctx: RuleContext) -> None:
     """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
-    even ``.double()``) is a decision the user made: mark it explained."""
-    callee = ev.callee(node)
+    even ``.double()``) is a decision the user made: a settled root cause."""
+    callee = ctx.callee(node)
     if (callee is not None and callee.kind == "symbol" and callee.name in _LIKE_WITH_DTYPE
             and "dtype" in callee.args.kw and isinstance(callee.args.get(0, "input"), TensorValue)):
         # torch.zeros_like(torch.from_numpy(a), dtype=...): only the shape of the conversion is used
-        conversion = conversion_in_chain(callee.args.get(0, "input").origin, ev)
+        conversion = conversion_in_chain(callee.args.get(0, "input").origin, ctx)
         if conversion is not None:
-            mark_node_explained(ev, conversion)
+            ctx.settle_cause(conversion)
         return
     if callee is None or callee.kind != "method" or not isinstance(callee.receiver, TensorValue):
         return
@@ -35,6 +35,6 @@ def mark_later_casts(node: cst.Call, ev: Any) -> None:
         # `.to(x.device, x.dtype)`: a dtype chosen in the code, even when x's is unknown here
         or any(isinstance(n, cst.Attribute) and n.attr.value == "dtype" for n in callee.args.pos_nodes)))
     if explicit:
-        conversion = conversion_in_chain(callee.receiver.origin, ev)
+        conversion = conversion_in_chain(callee.receiver.origin, ctx)
         if conversion is not None:
-            mark_node_explained(ev, conversion)
+            ctx.settle_cause(conversion)

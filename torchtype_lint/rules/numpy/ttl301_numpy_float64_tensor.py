@@ -9,12 +9,13 @@ Policy, one root cause -> one report: a float64 conversion is reported at most o
 - If the tensor is converted later (`.float()`, `.to(torch.float32)`, even `.double()` as
   an explicit choice), nothing is reported.
 - Otherwise the conversion gets one TTL301 warning.
-That decision needs the whole file, so TTL301 collects candidates while the file is
-analysed and reports at the end (the engine notifies ``cst.Module`` listeners last).
+That decision needs the whole file: TTL301 warns at each conversion as a ``warns_at_cause``
+rule, and the checker drops the warning when an error explains the conversion or a later
+cast settles it (``torchtype_lint/root_causes.py``).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import libcst as cst
 
@@ -22,17 +23,18 @@ from ...findings import Fix
 from ...values import FLOAT64, ArrayValue, Origin
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
-    DtypeRule, code, conversion_name, dtype_attr, is_explained, method_call, paren, torch_module_expr,
+    DtypeRule, code, conversion_name, dtype_attr, method_call, paren, torch_module_expr,
 )
 from .later_casts import mark_later_casts
+from ..context import RuleContext
 
 
-def float64_conversion(node: cst.Call, ev: Any):
+def float64_conversion(node: cst.Call, ctx: RuleContext):
     """(name, array) when ``node`` converts a float64 ndarray without ``dtype=``."""
-    name = conversion_name(node, ev)
+    name = conversion_name(node, ctx)
     if name is None:
         return None
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if "dtype" in callee.args.kw or callee.args.has_star:
         return None
     array = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
@@ -96,34 +98,22 @@ class NumpyFloat64Tensor(DtypeRule):
     name = "numpy-float64-tensor"
     summary = "tensor created from a float64 ndarray without dtype= (nn layers are float32)"
     severity = "warning"
-    listens = (cst.Call, cst.Module)
+    listens = (cst.Call,)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("AssertionError")
+    warns_at_cause = True
 
-    def __init__(self, sink: Any):
-        super().__init__(sink)
-        self._candidates: Dict[Any, Tuple[str, Any]] = {}
-
-    def visit(self, node: Any, ev: Any) -> None:
-        if isinstance(node, cst.Module):
-            self._finish(ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        found = float64_conversion(node, ctx)
+        if found is None or ctx.default_float == FLOAT64:
+            mark_later_casts(node, ctx)
             return
-        found = float64_conversion(node, ev)
-        if found is not None and ev.default_float != FLOAT64:
-            self._candidates.setdefault(node, (found[0], found[1]))
-            return
-        mark_later_casts(node, ev)
-
-    def _finish(self, ev: Any) -> None:
-        for node, (name, array) in self._candidates.items():
-            if is_explained(ev, node):
-                continue
-            fix = conversion_fix(node, name)
-            origin = Origin(node, f"{name} keeps the ndarray's dtype", array.origin)
-            self.report(node,
-                        f"`{code(node)}` creates a float64 tensor: {name} keeps the ndarray's dtype "
-                        f"({{origin}}), while nn layers and torch's default dtype are float32, so it "
-                        f"fails in the first float32 layer or matmul or silently turns later results "
-                        f"float64; convert it: `{code(fix.new)}`",
-                        origin=origin, fix=fix)
-        self._candidates.clear()
+        name, array = found
+        fix = conversion_fix(node, name)
+        origin = Origin(node, f"{name} keeps the ndarray's dtype", array.origin)
+        self.report(node,
+                    f"`{code(node)}` creates a float64 tensor: {name} keeps the ndarray's dtype "
+                    f"({{origin}}), while nn layers and torch's default dtype are float32, so it "
+                    f"fails in the first float32 layer or matmul or silently turns later results "
+                    f"float64; convert it: `{code(fix.new)}`",
+                    origin=origin, fix=fix, explains=node)

@@ -1,14 +1,15 @@
 """TTL901 numpy-conversion-unknown-dtype: ndarray of unknown dtype converted to a tensor without dtype= (opt-in)."""
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import libcst as cst
 
 from ...values import TOP, ArrayValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, code, conversion_name, is_explained
+from ..dtype_support import DtypeRule, code, conversion_name
 from ..numpy.later_casts import mark_later_casts
+from ..context import RuleContext
 
 
 @register
@@ -44,30 +45,18 @@ class NumpyConversionUnknownDtype(DtypeRule):
     name = "numpy-conversion-unknown-dtype"
     summary = "ndarray of unknown dtype converted to a tensor without dtype= (opt-in)"
     severity = "warning"
-    listens = (cst.Call, cst.Module)
+    listens = (cst.Call,)
     default_enabled = False
     runtime = RuntimeClaim("AssertionError")
+    # Unless the tensor is cast explicitly later on (the checker drops the warning then).
+    warns_at_cause = True
 
-    def __init__(self, sink: Any):
-        super().__init__(sink)
-        self._candidates: Dict[Any, None] = {}
-
-    def visit(self, node: Any, ev: Any) -> None:
-        # Reported at the end of the file, unless the tensor is cast explicitly later on.
-        if isinstance(node, cst.Module):
-            for call in self._candidates:
-                if not is_explained(ev, call):
-                    self.report(call,
-                                f"`{code(call)}` converts an ndarray of unknown dtype: the tensor keeps it "
-                                f"(float64 for most numpy data, while nn layers are float32); state it: "
-                                f"`dtype=torch.float32` or `.float()`")
-            self._candidates.clear()
-            return
-        mark_later_casts(node, ev)
-        name = conversion_name(node, ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        mark_later_casts(node, ctx)
+        name = conversion_name(node, ctx)
         if name is None:
             return
-        callee = ev.callee(node)
+        callee = ctx.callee(node)
         if "dtype" in callee.args.kw or callee.args.has_star:
             return
         first = callee.args.pos_nodes[0] if callee.args.pos_nodes else None
@@ -81,4 +70,7 @@ class NumpyConversionUnknownDtype(DtypeRule):
                 return  # known dtype: TTL301 handles float64, the rest is explicit enough
         elif name != "torch.from_numpy" or data is not TOP:
             return  # torch.tensor(x) of an unknown x may be a list of Python numbers
-        self._candidates[node] = None
+        self.report(node,
+                    f"`{code(node)}` converts an ndarray of unknown dtype: the tensor keeps it "
+                    f"(float64 for most numpy data, while nn layers are float32); state it: "
+                    f"`dtype=torch.float32` or `.float()`", explains=node)

@@ -1,13 +1,13 @@
 """TTL902 implicit-int-float-promotion: integer tensor silently promoted to float by elementwise arithmetic (opt-in)."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
 from ...values import Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_support import DtypeRule, all_dtypes, code, is_float, origin_note, show
+from ..context import RuleContext
 
 
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
@@ -47,10 +47,10 @@ class ImplicitIntFloatPromotion(DtypeRule):
     default_enabled = False
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.BinaryOperation, ev: Any) -> None:
+    def visit(self, node: cst.BinaryOperation, ctx: RuleContext) -> None:
         if not isinstance(node.operator, _ELEMENTWISE):
             return
-        left, right = ev.value(node.left), ev.value(node.right)
+        left, right = ctx.value(node.left), ctx.value(node.right)
         integer = lambda d: category(d) == Category.INT  # noqa: E731 - tiny predicate
         for int_side, float_side, int_node in ((left, right, node.left), (right, left, node.right)):
             if all_dtypes(int_side, integer) and all_dtypes(float_side, is_float):

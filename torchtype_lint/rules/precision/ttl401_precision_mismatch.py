@@ -17,6 +17,7 @@ from ..dtype_support import (
 from ..dtype.layer_inputs import layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..torch_messages import TorchMessage
+from ..context import RuleContext
 
 
 def _quoted(torch_says: TorchMessage) -> str:
@@ -76,27 +77,27 @@ class PrecisionMismatch(DtypeRule):
     #: TTL402 reports the operands that come out of an autocast region; TTL401 the others.
     autocast_escape = False
 
-    def visit(self, node: Any, ev: Any) -> None:
-        if ev.autocast_depth:
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        if ctx.in_autocast:
             return
-        found = matmul_operands(node, ev)
+        found = matmul_operands(node, ctx)
         if found is not None:
             label, a, b, a_node, b_node = found
             if mismatch_kind(a, b) == "precision":
-                report_mismatch(self, ev, node, label, a, b, a_node, b_node)
+                report_mismatch(self, ctx, node, label, a, b, a_node, b_node)
             return
         if isinstance(node, cst.Call):
-            self._layer(node, ev)
+            self._layer(node, ctx)
 
-    def _layer(self, node: cst.Call, ev: Any) -> None:
-        found = module_call(ev, node)
+    def _layer(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = module_call(ctx, node)
         if found is None:
             return
         layer, x, x_node, path, outer = found
         params = layer.param_dtypes
         if not params or not all(is_float(p) for p in params):
             return
-        if ev.default_float != FLOAT32 and not module_dtype_changed(layer):
+        if ctx.default_float != FLOAT32 and not module_dtype_changed(layer):
             return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(params)
         name = layer.short_name
@@ -125,19 +126,19 @@ class PrecisionMismatch(DtypeRule):
         fix = None
         if castable(p_dtype) and x_node is not None and not blame_model:
             fix = Fix(x_node, cast_expr(x_node, p_dtype), f"Convert the input to {p_dtype}", safe=False)
-        self.flag(ev, node,
+        self.flag(ctx, node,
                   f"{where} has {show(weights)} parameters but gets a {show(x)} input: torch raises "
                   f"RuntimeError{_quoted(layer_message(layer, x_dtype, p_dtype))}; {source}; {hint}",
                   origin=origin, fix=fix)
 
-    def flag(self, ev: Any, node: Any, message: str, origin: Any = None, fix: Any = None) -> None:
+    def flag(self, ctx: RuleContext, node: Any, message: str, origin: Any = None, fix: Any = None) -> None:
         # A low-precision operand that autocast produced is TTL402's report, not this one's.
         if _from_autocast(origin) != self.autocast_escape:
             return
         if self.autocast_escape:
             message += ("; it was computed inside a torch.autocast region and keeps autocast's dtype "
                         "after the region ends: convert it with `.float()` or move this op into the region")
-        super().flag(ev, node, message, origin, fix)
+        super().flag(ctx, node, message, origin, fix)
 
 
 def _from_autocast(origin: Any) -> bool:

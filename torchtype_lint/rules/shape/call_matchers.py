@@ -7,11 +7,12 @@ import libcst as cst
 
 from ...knowledge.torch_api import LOSS_FUNCTIONALS
 from ...values import ModuleValue, Value
+from ..context import RuleContext
 
 
-def _module_call(node: cst.Call, ev: Any) -> Optional[Tuple[ModuleValue, Value, Any]]:
+def _module_call(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[ModuleValue, Value, Any]]:
     """(layer, input value, input node) when ``node`` calls a known nn layer."""
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None:
         return None
     if callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
@@ -36,9 +37,9 @@ _LOSS_MODULES = {cls: function for cls, function in LOSS_FUNCTIONALS.items()
                  if function in _LOSS_FUNCTIONS.values()}
 
 
-def _loss_call(node: cst.Call, ev: Any) -> Optional[Tuple[str, str, Value, Value, Any, Any]]:
+def _loss_call(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[str, str, Value, Value, Any, Any]]:
     """(functional name, how it reads, input, target, input node, target node) of a loss call."""
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     if callee.kind == "symbol" and callee.name in _LOSS_FUNCTIONS:

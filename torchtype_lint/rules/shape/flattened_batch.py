@@ -1,7 +1,6 @@
 """Tensors made by flattening a whole batch (TTL513), which the layer rules leave to it."""
 from __future__ import annotations
 
-import weakref
 from typing import Any, Dict, Optional, Tuple
 
 import libcst as cst
@@ -9,15 +8,17 @@ import libcst as cst
 from ...knowledge.torch_api import int_const, shape_from_size_args
 from ...values import ModuleValue, TensorValue, Value, numel
 from .known import _known, _shape
+from ..context import RuleContext
 
 
-#: Per analysis: id(flattened value) -> (the value, the flatten call node, the shape before).
-_FLATTENED: "weakref.WeakKeyDictionary[Any, Dict[int, Tuple[TensorValue, Any, Tuple]]]" = weakref.WeakKeyDictionary()
+class _Flattened(Dict[int, Tuple[TensorValue, Any, Tuple]]):
+    """Per analysis (``ctx.state``): id(flattened value) -> (the value, the flatten call node,
+    the shape before). Values are kept alive in the table, so ids stay unique."""
 
 
-def _note_flatten(node: cst.Call, ev: Any) -> None:
+def _note_flatten(node: cst.Call, ctx: RuleContext) -> None:
     """Remember tensors made by flattening *every* dimension of a batched tensor."""
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star or not isinstance(callee.result, TensorValue):
         return
     args = callee.args
@@ -44,23 +45,15 @@ def _note_flatten(node: cst.Call, ev: Any) -> None:
     if shape is None or len(shape) < 2 or not _known(shape[0]) or shape[0] < 2:
         return
     result = callee.result
-    try:
-        table = _FLATTENED.setdefault(ev, {})
-    except TypeError:
-        return
-    table[id(result)] = (result, node, shape)
+    ctx.state(_Flattened)[id(result)] = (result, node, shape)
 
 
-def _flattened_batch(ev: Any, x: Value, module: ModuleValue) -> Optional[Tuple[Any, Tuple]]:
+def _flattened_batch(ctx: RuleContext, x: Value, module: ModuleValue) -> Optional[Tuple[Any, Tuple]]:
     """(flatten node, shape before) when ``x`` is a fully flattened batch whose per-sample
     size is exactly what ``module`` (an nn.Linear) expects."""
     if module.short_name != "Linear":
         return None
-    try:
-        table = _FLATTENED.get(ev)
-    except TypeError:
-        return None
-    entry = table.get(id(x)) if table else None
+    entry = ctx.state(_Flattened).get(id(x))
     if entry is None or entry[0] is not x:
         return None
     _, flat_node, shape = entry

@@ -1,27 +1,28 @@
 """Which tensor entered the layer chain a value came out of, for messages about its output."""
 from __future__ import annotations
 
-import weakref
-from typing import Any, Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
 from ...values import SequenceValue, TensorValue, Value
+from ..context import RuleContext
 
 
-#: Per analysis: id(tensor value) -> (the value, the tensor that entered the first layer
-#: of the chain it came out of). Values are kept alive in the table, so ids stay unique.
-_CHAIN_SOURCE: "weakref.WeakKeyDictionary[Any, Dict[int, Tuple[Value, TensorValue]]]" = weakref.WeakKeyDictionary()
+class _ChainSource(Dict[int, Tuple[Value, TensorValue]]):
+    """Per analysis (``ctx.state``): id(tensor value) -> (the value, the tensor that entered
+    the first layer of the chain it came out of). Values are kept alive in the table, so ids
+    stay unique."""
 
 
-def track_layer_chain(node: cst.Call, ev: Any) -> None:
+def track_layer_chain(node: cst.Call, ctx: RuleContext) -> None:
     """Remember where a layer chain started, for messages about its output.
 
     A layer call starts a chain at its input; any call (``F.relu``, ``torch.flatten``,
     another layer) on a tensor of a chain continues it. Listeners see calls in evaluation
     order, so ``fc1(flatten(pool(relu(conv(x)))))`` traces back to ``x``.
     """
-    callee = ev.callee(node)
+    callee = ctx.callee(node)
     if callee is None:
         return
     result = callee.result
@@ -29,10 +30,7 @@ def track_layer_chain(node: cst.Call, ev: Any) -> None:
         result = result.items[0]  # LSTM/GRU: (output, state)
     if not isinstance(result, TensorValue):
         return
-    try:
-        table = _CHAIN_SOURCE.setdefault(ev, {})
-    except TypeError:
-        return
+    table = ctx.state(_ChainSource)
     if id(result) in table:
         return
     inputs = [callee.receiver] + list(callee.args.pos) + list(callee.args.kw.values())
@@ -50,13 +48,9 @@ def track_layer_chain(node: cst.Call, ev: Any) -> None:
             table[id(result)] = (result, first)
 
 
-def chain_source(value: Value, ev: Any) -> Optional[TensorValue]:
+def chain_source(value: Value, ctx: RuleContext) -> Optional[TensorValue]:
     """The tensor whose trip through layers produced ``value``, if it did."""
-    try:
-        table = _CHAIN_SOURCE.get(ev)
-    except TypeError:
-        return None
-    entry = table.get(id(value)) if table else None
+    entry = ctx.state(_ChainSource).get(id(value))
     if entry is None or entry[0] is not value or entry[1] is value:
         return None
     return entry[1]

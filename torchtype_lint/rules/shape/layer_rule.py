@@ -12,6 +12,7 @@ from .flattened_batch import _flattened_batch
 from .layer_chain import track_layer_chain
 from .layer_contracts import chain_failure, layer_mismatch
 from .messages import _subject, describe_input, layer_label
+from ..context import RuleContext
 
 
 class _LayerRule(Rule):
@@ -20,9 +21,9 @@ class _LayerRule(Rule):
 
     listens = (cst.Call,)
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        track_layer_chain(node, ev)
-        found = _module_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        track_layer_chain(node, ctx)
+        found = _module_call(node, ctx)
         if found is None:
             return
         module, x, x_node = found
@@ -33,7 +34,7 @@ class _LayerRule(Rule):
             if failure is None or failure[2][0] != self.code:
                 return
             path, layer, (code, expects, got), shape = failure
-            described, origin = describe_input(x, ev)
+            described, origin = describe_input(x, ctx)
             if path:
                 subject = f"its input (the output of {' -> '.join(path)} on {_subject(x_node)}, {described})"
                 self.report(node, f"{layer_label(layer)} inside this nn.Sequential {expects}; "
@@ -42,13 +43,13 @@ class _LayerRule(Rule):
                 self.report(node, f"{layer_label(layer)}, the first layer of this nn.Sequential, "
                                   f"{expects}; {_subject(x_node)} {got} ({described})", origin=origin)
             return
-        if _flattened_batch(ev, x, module) is not None:
+        if _flattened_batch(ctx, x, module) is not None:
             return  # TTL513 explains this one better
         problem = layer_mismatch(module, tuple(x.shape))
         if problem is None or problem[0] != self.code:
             return
         _, expects, got = problem
-        described, origin = describe_input(x, ev)
+        described, origin = describe_input(x, ctx)
         self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} ({described})"
                           f"{_flatten_hint(module, tuple(x.shape), x_node)}", origin=origin)
 

@@ -6,6 +6,7 @@ from typing import Any, Optional, Tuple
 from ...values import ModuleValue, Origin, TensorValue, Value, describe_shape
 from ..base import expr_text
 from .layer_chain import chain_source
+from ..context import RuleContext
 
 
 def _subject(node: Any, limit: int = 40) -> str:
@@ -18,7 +19,7 @@ def _subject(node: Any, limit: int = 40) -> str:
     return f"`{text}`"
 
 
-def shape_origin(value: Value, ev: Any) -> Optional[Origin]:
+def shape_origin(value: Value, ctx: RuleContext) -> Optional[Origin]:
     """Where a tensor's shape comes from, for ``{origin}``.
 
     The engine's origin chain is about dtypes; its root is still the expression that made
@@ -30,7 +31,7 @@ def shape_origin(value: Value, ev: Any) -> Optional[Origin]:
     root = value.origin.root()
     if root.node is None:
         return None
-    made_by = ev.joined_value(root.node)
+    made_by = ctx.joined_value(root.node)
     note = "the layer whose output it is" if isinstance(made_by, ModuleValue) else ""
     return Origin(root.node, note)
 
@@ -64,17 +65,17 @@ def layer_label(module: ModuleValue) -> str:
     return f"{module.short_name}({', '.join(args)})"
 
 
-def describe_input(value: TensorValue, ev: Any) -> Tuple[str, Optional[Origin]]:
+def describe_input(value: TensorValue, ctx: RuleContext) -> Tuple[str, Optional[Origin]]:
     """"shape (4, 256)" plus where it came from, and the origin to render for ``{origin}``.
 
     For a layer chain's output the story starts at the chain's input: "computed by the
     layers before it from an input of shape (4, 1, 28, 28) since line 30: ...".
     """
     shape = describe_shape(value.shape)
-    source = chain_source(value, ev)
+    source = chain_source(value, ctx)
     if source is not None and source.shape is not None:
-        origin = shape_origin(source, ev)
+        origin = shape_origin(source, ctx)
         return (_with_origin(f"shape {shape}, computed by the layers before it from an input of "
                              f"shape {describe_shape(source.shape)}", origin), origin)
-    origin = shape_origin(value, ev)
+    origin = shape_origin(value, ctx)
     return _with_origin(f"shape {shape}", origin), origin

@@ -10,6 +10,7 @@ from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _module_call
 from .known import _known
 from .messages import _subject, layer_label
+from ..context import RuleContext
 
 
 _INDEX_CONSTRUCTORS = {"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"}
@@ -39,7 +40,7 @@ def _literal_ints(node: Any) -> Optional[List[int]]:
     return None
 
 
-def literal_indices(x: Value, x_node: Any, ev: Any) -> Optional[Tuple[List[int], Any]]:
+def literal_indices(x: Value, x_node: Any, ctx: RuleContext) -> Optional[Tuple[List[int], Any]]:
     """The index values of a tensor built from a literal (``torch.tensor([1, 10])``), directly
     or through a name still bound to exactly that tensor; with the constructor node."""
     call = x_node
@@ -49,9 +50,9 @@ def literal_indices(x: Value, x_node: Any, ev: Any) -> Optional[Tuple[List[int],
         call = x.origin.root().node
         # The name must hold the constructor's very value: any operation in between
         # (arithmetic, clamp, indexing) makes a new value, and then the ints are unknown.
-        if not isinstance(call, cst.Call) or ev.value(call) is not x:
+        if not isinstance(call, cst.Call) or ctx.value(call) is not x:
             return None
-    callee = ev.callee(call)
+    callee = ctx.callee(call)
     if callee is None or callee.kind != "symbol" or callee.name not in _INDEX_CONSTRUCTORS:
         return None
     data_node = callee.args.node(0, "data")
@@ -99,15 +100,15 @@ class EmbeddingIndexOutOfRange(Rule):
     # On CUDA the lookup fails as a device-side assert instead: a failure, with another message.
     runtime = RuntimeClaim("IndexError", r"index out of range in self", pattern_devices=("cpu",))
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = _module_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = _module_call(node, ctx)
         if found is None or found[0].short_name != "Embedding":
             return
         module, x, x_node = found
         size = module.config.get("num_embeddings")
         if not _known(size):
             return
-        literal = literal_indices(x, x_node, ev)
+        literal = literal_indices(x, x_node, ctx)
         if literal is None:
             return
         ints, ctor = literal

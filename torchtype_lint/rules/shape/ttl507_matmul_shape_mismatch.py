@@ -10,15 +10,16 @@ from ...values import TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from .known import _known, _shape
 from .messages import shape_origin
+from ..context import RuleContext
 
 
-def _matmul_operands(node: Any, ev: Any) -> Optional[Tuple[str, Value, Value, str]]:
+def _matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, Value, Value, str]]:
     """(op name, left, right, how the call reads) for ``@``, matmul, mm and bmm."""
     if isinstance(node, cst.BinaryOperation):
         if not isinstance(node.operator, cst.MatrixMultiply):
             return None
-        return "@", ev.value(node.left), ev.value(node.right), "@"
-    callee = ev.callee(node)
+        return "@", ctx.value(node.left), ctx.value(node.right), "@"
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     if callee.kind == "symbol" and callee.name in ("torch.matmul", "torch.mm", "torch.bmm"):
@@ -97,8 +98,8 @@ class MatmulInnerDimMismatch(Rule):
         r"shapes cannot be multiplied|size mismatch, got|inconsistent tensor size|"
         r"Expected size for first two dimensions of batch2 tensor")
 
-    def visit(self, node: Any, ev: Any) -> None:
-        found = _matmul_operands(node, ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        found = _matmul_operands(node, ctx)
         if found is None:
             return
         op, left, right, how = found
@@ -108,6 +109,6 @@ class MatmulInnerDimMismatch(Rule):
         problem = matmul_problem(op, a, b)
         if problem is None:
             return
-        origin = shape_origin(left, ev) or shape_origin(right, ev)
+        origin = shape_origin(left, ctx) or shape_origin(right, ctx)
         self.report(node, f"`{how}` cannot multiply shapes {describe_shape(a)} and {describe_shape(b)}: "
                           f"{problem}", origin=origin)

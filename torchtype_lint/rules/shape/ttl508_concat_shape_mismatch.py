@@ -10,6 +10,7 @@ from ...values import SequenceValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from .known import _known, _shape
 from .messages import shape_origin
+from ..context import RuleContext
 
 
 @register
@@ -51,8 +52,8 @@ class ConcatShapeMismatch(Rule):
 
     _FUNCTIONS = {"torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat", "torch.stack": "stack"}
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        callee = ev.callee(node)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        callee = ctx.callee(node)
         if callee is None or callee.kind != "symbol" or callee.name not in self._FUNCTIONS or callee.args.has_star:
             return
         op = self._FUNCTIONS[callee.name]
@@ -69,7 +70,7 @@ class ConcatShapeMismatch(Rule):
             return
         listed = ", ".join(describe_shape(s) for s in shapes)
         first = seq.items[0]
-        origin = shape_origin(first, ev)
+        origin = shape_origin(first, ctx)
         self.report(node, f"`{callee.name}` of shapes {listed}: {problem}", origin=origin)
 
 

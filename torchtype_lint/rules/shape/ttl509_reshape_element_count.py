@@ -11,6 +11,7 @@ from ..base import Rule, RuntimeClaim, register
 from .known import _known, _shape
 from .layer_chain import track_layer_chain
 from .messages import _subject, describe_input
+from ..context import RuleContext
 
 
 def reshape_problem(src: Tuple[Any, ...], target: Tuple[Any, ...]) -> Optional[str]:
@@ -67,9 +68,9 @@ class ReshapeElementCount(Rule):
     listens = (cst.Call,)
     runtime = RuntimeClaim("RuntimeError", r"shape '\[[-0-9, ]+\]' is invalid for input of size \d+")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        track_layer_chain(node, ev)
-        callee = ev.callee(node)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        track_layer_chain(node, ctx)
+        callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return
         if callee.kind == "method" and callee.name in ("view", "reshape") and isinstance(callee.receiver, TensorValue):
@@ -90,7 +91,7 @@ class ReshapeElementCount(Rule):
         problem = reshape_problem(src, tuple(target))
         if problem is None:
             return
-        described, origin = describe_input(x, ev)  # type: ignore[arg-type]
+        described, origin = describe_input(x, ctx)  # type: ignore[arg-type]
         self.report(node, f"cannot view {_subject(x_node)} ({described}) as "
                           f"[{', '.join(str(d) for d in target)}]: {problem}", origin=origin)
 

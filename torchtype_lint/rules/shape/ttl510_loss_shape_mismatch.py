@@ -1,7 +1,6 @@
 """TTL510 loss-shape-mismatch: the rule."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -10,6 +9,7 @@ from ..base import Rule, RuntimeClaim, expr_text, register
 from .call_matchers import _loss_call
 from .known import _known, _shape
 from .messages import _subject, _with_origin, shape_origin
+from ..context import RuleContext
 
 
 @register
@@ -54,15 +54,15 @@ class LossBatchMismatch(Rule):
         r"Target size \(torch\.Size\(\[[0-9, ]*\]\)\) must be the same as input size|"
         r"Using a target size \(torch\.Size\(\[[0-9, ]*\]\)\) that is different to the input size")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = _loss_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = _loss_call(node, ctx)
         if found is None:
             return
         name, how, x, y, x_node, y_node = found
         a, b = _shape(x), _shape(y)
         if a is None or b is None:
             return
-        origin = shape_origin(y, ev)
+        origin = shape_origin(y, ctx)
         if name in ("cross_entropy", "nll_loss"):
             # Class indices have one dimension less than the scores; probabilities
             # (same shape as the input) go through another check in torch.

@@ -1,7 +1,6 @@
 """TTL511 loss-target-broadcast: the rule."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -11,6 +10,7 @@ from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _loss_call
 from .known import _shape
 from .messages import _subject, _with_origin, shape_origin
+from ..context import RuleContext
 
 
 @register
@@ -49,8 +49,8 @@ class LossTargetBroadcast(Rule):
     listens = (cst.Call,)
     runtime = RuntimeClaim("AssertionError")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = _loss_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = _loss_call(node, ctx)
         if found is None or found[0] not in ("mse_loss", "l1_loss"):
             return
         name, how, x, y, x_node, y_node = found
@@ -65,7 +65,7 @@ class LossTargetBroadcast(Rule):
             return
         if size_both <= max(size_a, size_b):
             return
-        origin = shape_origin(y, ev)
+        origin = shape_origin(y, ctx)
         self.report(node, f"`{how}` broadcasts input {_subject(x_node)} of shape {describe_shape(a)} and "
                           f"target {_subject(y_node)} "
                           f"{_with_origin('of shape ' + describe_shape(b), origin)} "

@@ -1,7 +1,6 @@
 """TTL512 cross-entropy-target-column: the rule, with the helpers only it uses."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -10,6 +9,7 @@ from ..base import Rule, RuntimeClaim, expr_text, register
 from .call_matchers import _loss_call
 from .known import _known, _shape
 from .messages import _subject, _with_origin, shape_origin
+from ..context import RuleContext
 
 
 def _all_integral(value: TensorValue) -> bool:
@@ -50,8 +50,8 @@ class CrossEntropyTargetColumn(Rule):
     listens = (cst.Call,)
     runtime = RuntimeClaim("RuntimeError", r"0D or 1D target tensor expected, multi-target not supported")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        found = _loss_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = _loss_call(node, ctx)
         if found is None or found[0] not in ("cross_entropy", "nll_loss"):
             return
         name, how, x, y, x_node, y_node = found
@@ -62,7 +62,7 @@ class CrossEntropyTargetColumn(Rule):
             return  # (N, 1) logits with an (N, 1) target: torch reads it as probabilities (TTL207)
         if not isinstance(y, TensorValue) or not _all_integral(y):
             return
-        origin = shape_origin(y, ev)
+        origin = shape_origin(y, ctx)
         target = expr_text(y_node) if y_node is not None else "target"
         self.report(node, f"`{how}` needs class indices of shape (N,), but target {_subject(y_node)} "
                           f"{_with_origin('has shape ' + describe_shape(b), origin)}; "

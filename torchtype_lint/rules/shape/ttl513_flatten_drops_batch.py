@@ -1,7 +1,6 @@
 """TTL513 flatten-drops-batch: the rule."""
 from __future__ import annotations
 
-from typing import Any
 
 import libcst as cst
 
@@ -10,6 +9,7 @@ from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _module_call
 from .flattened_batch import _flattened_batch, _note_flatten
 from .messages import layer_label
+from ..context import RuleContext
 
 
 @register
@@ -47,13 +47,13 @@ class FlattenDropsBatch(Rule):
     listens = (cst.Call,)
     runtime = RuntimeClaim("RuntimeError", r"mat1 and mat2 shapes cannot be multiplied \(1x\d+ and \d+x\d+\)")
 
-    def visit(self, node: cst.Call, ev: Any) -> None:
-        _note_flatten(node, ev)
-        found = _module_call(node, ev)
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        _note_flatten(node, ctx)
+        found = _module_call(node, ctx)
         if found is None:
             return
         module, x, x_node = found
-        flattened = _flattened_batch(ev, x, module)
+        flattened = _flattened_batch(ctx, x, module)
         if flattened is None:
             return
         flat_node, shape = flattened

@@ -10,6 +10,7 @@ from ...values import TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .known import _shape
 from .messages import shape_origin
+from ..context import RuleContext
 
 
 _BROADCAST_FUNCTIONS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
@@ -21,18 +22,18 @@ _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.Gr
                 cst.GreaterThanEqual)
 
 
-def _elementwise_operands(node: Any, ev: Any) -> Optional[Tuple[Value, Value, Any]]:
+def _elementwise_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[Value, Value, Any]]:
     """(left, right, how the operation reads: text, or the node to print) for tensor arithmetic
     and comparisons."""
     if isinstance(node, cst.BinaryOperation):
         if not isinstance(node.operator, _ARITHMETIC):
             return None
-        return ev.value(node.left), ev.value(node.right), node  # text made only when reporting
+        return ctx.value(node.left), ctx.value(node.right), node  # text made only when reporting
     if isinstance(node, cst.Comparison):
         if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, _COMPARISONS):
             return None
-        return ev.value(node.left), ev.value(node.comparisons[0].comparator), node
-    callee = ev.callee(node)
+        return ctx.value(node.left), ctx.value(node.comparisons[0].comparator), node
+    callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
     if callee.kind == "symbol" and callee.name.startswith("torch.") and callee.name[6:] in _BROADCAST_FUNCTIONS:
@@ -77,8 +78,8 @@ class BroadcastMismatch(Rule):
     runtime = RuntimeClaim("RuntimeError",
                            r"The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton dimension \d+")
 
-    def visit(self, node: Any, ev: Any) -> None:
-        found = _elementwise_operands(node, ev)
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        found = _elementwise_operands(node, ctx)
         if found is None:
             return
         left, right, how = found
@@ -90,7 +91,7 @@ class BroadcastMismatch(Rule):
             return
         from_right, size_a, size_b = conflict
         axis = max(len(a), len(b)) - from_right
-        origin = shape_origin(right, ev) or shape_origin(left, ev)
+        origin = shape_origin(right, ctx) or shape_origin(left, ctx)
         text = " ".join((how if isinstance(how, str) else expr_text(how)).split())
         text = text if len(text) <= 50 else text[:47] + "..."
         self.report(node, f"`{text}`: shapes {describe_shape(a)} and {describe_shape(b)} cannot broadcast, "

@@ -1,0 +1,109 @@
+"""What a rule may know while it visits a node: the typed seam between the engine and rules.
+
+Rules never see the interpreter. The checker wraps it in one ``RuleContext`` per analysis and
+hands that to every rule: values of expressions in the context being analysed, what a call
+resolved to, the analysis-wide facts rules judge by (default dtype, autocast, no_grad), a
+per-analysis state slot for facts rules share, and the root causes a rule settled without a
+report. The "one root cause, one report" policy itself is the checker's
+(``torchtype_lint/root_causes.py``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, TypeVar
+
+from ..knowledge.torch_api import Env
+from ..values import Callee, Value
+
+if TYPE_CHECKING:  # the engine is only wrapped, never imported at run time by rules
+    from ..engine.interpreter import Interpreter
+
+S = TypeVar("S")
+
+
+class RuleContext:
+    """One analysis of one file, as rules see it."""
+
+    def __init__(self, interpreter: "Interpreter"):
+        self._interpreter = interpreter
+        self._slots: Dict[Callable[[], Any], Any] = {}
+        #: Root causes (e.g. a numpy conversion) a rule found to be the user's explicit choice:
+        #: warnings about them are dropped as if an error had explained them.
+        self.settled_causes: Set[Any] = set()
+        #: The node whose listeners are running (for front ends that snapshot facts).
+        self.node: Any = None
+
+    # ------------------------------------------------------------------ values
+
+    @property
+    def module(self) -> Any:
+        """The file's libcst syntax tree (for rules that look at the whole file)."""
+        return self._interpreter.module
+
+    def value(self, node: Any) -> Value:
+        """The value of ``node`` in the context under analysis (unknown: ``TOP``)."""
+        return self._interpreter.value(node)
+
+    def joined_value(self, node: Any) -> Value:
+        """The value of ``node`` joined over every context it was analysed in."""
+        return self._interpreter.joined_value(node)
+
+    def callee(self, node: Any) -> Optional[Callee]:
+        """What the call ``node`` resolved to in this context, with its argument values."""
+        return self._interpreter.callee(node)
+
+    @property
+    def function_node(self) -> Optional[Any]:
+        """The ``FunctionDef`` whose body is under analysis (None at module level)."""
+        function = self._interpreter.frame.function
+        return function.node if function is not None else None
+
+    def lookup(self, name: str) -> Value:
+        """The value bound to ``name`` in the scope under analysis."""
+        return self._interpreter.lookup(name)
+
+    def is_loop_variable(self, name: str) -> bool:
+        return self._interpreter.is_loop_variable(name)
+
+    # ------------------------------------------------------------------ analysis-wide facts
+
+    @property
+    def default_float(self) -> str:
+        """torch's default floating dtype here (``torch.set_default_dtype`` changes it)."""
+        return self._interpreter.default_float
+
+    @property
+    def in_autocast(self) -> bool:
+        """Inside a ``torch.autocast`` region, where ops may compute in another precision."""
+        return self._interpreter.autocast_depth > 0
+
+    @property
+    def in_no_grad(self) -> bool:
+        """Inside ``torch.no_grad()`` / ``inference_mode()``: nothing is trained here."""
+        return self._interpreter.no_grad_depth > 0
+
+    @property
+    def uses_cuda(self) -> bool:
+        """The file moves tensors or modules to a CUDA device somewhere (``.cuda()``,
+        ``.to("cuda")``): CUDA-only failures matter in it."""
+        return self._interpreter.moves_to_cuda
+
+    @property
+    def torch_env(self) -> Env:
+        """The knowledge layer's environment, for rules that ask it what an op would give."""
+        return self._interpreter.tenv
+
+    # ------------------------------------------------------------------ state and causes
+
+    def state(self, factory: Callable[[], S]) -> S:
+        """The per-analysis object ``factory()`` made the first time it was asked for: rules
+        that share facts (a table filled by one visit, read by another) keep them here, so
+        nothing outlives the analysis of one file."""
+        slot = self._slots.get(factory)
+        if slot is None:
+            slot = self._slots[factory] = factory()
+        return slot
+
+    def settle_cause(self, node: Any) -> None:
+        """``node`` (a root cause) is handled by the code itself: warnings about it go."""
+        self.settled_causes.add(node)
+
