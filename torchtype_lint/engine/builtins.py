@@ -1,0 +1,239 @@
+"""Python's builtin types and functions: literals, ``float()``/``len()``/``zip()``/``super()``
+and friends, iteration, arithmetic on Python scalars, and list/dict element updates.
+
+Separate from the interpreter because none of it is control flow: each function maps values
+to a value (the interpreter is passed in only for name lookup, the current frame and
+``_eval_children``).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+
+import libcst as cst
+
+from ..knowledge import torch_api as T
+from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, batch
+from ..knowledge.indexing import index_first
+from ..knowledge.torch_objects import module_children_element
+from ..values import (
+    CallArgs,
+    TOP, ArrayValue, ClassValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
+    SequenceValue, StringValue, TensorValue, Value, join,
+)
+from .runtime import SuperValue
+from .syntax import first_param
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+#: Names that resolve to ``builtins.<name>`` when no scope binds them.
+BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enumerate", "zip",
+                 "list", "tuple", "dict", "set", "print", "isinstance", "super", "sum", "min",
+                 "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
+                 "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
+
+
+# ---------------------------------------------------------------------- literals
+
+
+def integer(interp: "Interpreter", node: cst.Integer) -> Value:
+    try:
+        return ScalarValue("int", int(node.value.replace("_", ""), 0))
+    except ValueError:
+        return ScalarValue("int")
+
+
+def float_literal(interp: "Interpreter", node: cst.Float) -> Value:
+    try:
+        return ScalarValue("float", float(node.value.replace("_", "")))
+    except ValueError:
+        return ScalarValue("float")
+
+
+def imaginary(interp: "Interpreter", node: Any) -> Value:
+    return ScalarValue("complex")
+
+
+def string(interp: "Interpreter", node: Any) -> Value:
+    if isinstance(node, cst.SimpleString):
+        raw = node.value
+        if raw[:1] in ("'", '"') and "\\" not in raw and "\r" not in raw:
+            # No prefix, no escape: the value is the text between the quotes. (libcst's
+            # evaluated_value runs ast.literal_eval, a compile per docstring: 8% of a big file.)
+            quote = 3 if raw[:3] in ('"""', "'''") and len(raw) >= 6 else 1
+            return StringValue(raw[quote:-quote])
+        try:
+            text = node.evaluated_value
+        except Exception:  # noqa: BLE001 - odd literals are simply unknown
+            text = None
+        return StringValue(text if isinstance(text, str) else None)
+    interp._eval_children(node)
+    return StringValue(None)
+
+
+def name_value(interp: "Interpreter", node: cst.Name) -> Value:
+    """``True``, ``False``, ``None``, else whatever the name is bound to."""
+    if node.value == "True":
+        return ScalarValue("bool", True)
+    if node.value == "False":
+        return ScalarValue("bool", False)
+    if node.value == "None":
+        return NoneValue()
+    return interp.lookup(node.value)
+
+
+#: Literal node types and their evaluators (also used for parameter defaults).
+LITERAL_HANDLERS: Dict[type, Callable[["Interpreter", Any], Value]] = {
+    cst.Integer: integer,
+    cst.Float: float_literal,
+    cst.Imaginary: imaginary,
+    cst.SimpleString: string,
+    cst.ConcatenatedString: string,
+    cst.FormattedString: string,
+}
+
+
+# ---------------------------------------------------------------------- functions and iteration
+
+
+def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) -> Value:
+    """``builtins.<name>(...)``."""
+    if name in ("float", "int", "bool", "complex"):
+        if args.has_star or args.kw or len(args.pos) > 1:
+            return ScalarValue(name) if name != "int" or not args.kw else TOP
+        arg = args.get(0)
+        const = None
+        if isinstance(arg, ScalarValue) and isinstance(arg.const, (bool, int, float)) and not (
+                name == "int" and isinstance(arg.const, float) and not math.isfinite(arg.const)):
+            const = {"float": float, "int": int, "bool": bool, "complex": complex}[name](arg.const)
+        elif not args.pos:
+            const = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name]
+        return ScalarValue(name, const)
+    if name == "abs" and len(args.pos) == 1:
+        arg = args.pos[0]
+        if isinstance(arg, TensorValue):
+            return T.tensor_method(arg, "abs", CallArgs(), node, interp.tenv)
+        if isinstance(arg, ScalarValue):
+            pytype = {"bool": "int", "complex": "float"}.get(arg.pytype, arg.pytype)
+            const = abs(arg.const) if isinstance(arg.const, (int, float, complex)) else None
+            return ScalarValue(pytype, const)
+        return TOP
+    if name == "round" and args.pos:
+        arg = args.pos[0]
+        if isinstance(arg, TensorValue) and len(args.pos) == 1 and not args.kw:
+            return T.tensor_method(arg, "round", CallArgs(), node, interp.tenv)
+        if isinstance(arg, ScalarValue) and arg.pytype in ("int", "float", "bool"):
+            with_digits = len(args.pos) > 1 or "ndigits" in args.kw
+            if arg.pytype == "float":
+                return ScalarValue("float" if with_digits else "int")
+            return ScalarValue("int")
+        return TOP
+    if name == "len":
+        target = args.get(0)
+        count: Any = None
+        if isinstance(target, (TensorValue, ArrayValue)) and target.shape and isinstance(target.shape[0], int):
+            count = target.shape[0]
+        elif isinstance(target, SequenceValue) and target.items is not None and target.container != "dict":
+            count = len(target.items)
+        elif isinstance(target, StringValue) and target.const is not None:
+            count = len(target.const)
+        return ScalarValue("int", count)
+    if name == "range":
+        return SequenceValue("list", ScalarValue("int"), None)
+    if name == "enumerate":
+        element = iterate(args.get(0))
+        return SequenceValue("list", SequenceValue("tuple", TOP, (ScalarValue("int"), element)), None)
+    if name == "zip":
+        if args.has_star:
+            return TOP
+        items = tuple(iterate(v) for v in args.pos)
+        return SequenceValue("list", SequenceValue("tuple", TOP, items), None)
+    if name in ("list", "tuple", "sorted", "reversed") and args.pos:
+        element = iterate(args.pos[0])
+        return SequenceValue("list" if name != "tuple" else "tuple", element, None)
+    if name == "isinstance":
+        return ScalarValue("bool")
+    if name == "super" and not args.pos and not args.kw:
+        # super() in a method: the owner class's bases, bound to the method's first argument
+        fn = interp.frame.function
+        if fn is None or not isinstance(fn.owner, ClassValue):
+            return TOP
+        first = first_param(fn.node)
+        instance = interp.frame.vars.get(first) if first else None
+        if not isinstance(instance, InstanceValue):
+            return TOP
+        return SuperValue(fn.owner, instance)
+    return TOP
+
+
+def iterate(iterable: Value) -> Value:
+    """The value of one element when iterating over ``iterable``."""
+    if isinstance(iterable, SequenceValue):
+        return iterable.element if iterable.container != "dict" else TOP
+    if isinstance(iterable, TensorValue):
+        return index_first(iterable)
+    if isinstance(iterable, TensorDatasetValue):
+        return iterable.item
+    if isinstance(iterable, DataLoaderValue):
+        return batch(iterable)
+    if isinstance(iterable, ModuleValue):
+        return module_children_element(iterable)
+    return TOP
+
+
+# ---------------------------------------------------------------------- scalars and containers
+
+
+def scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
+    """``left <op> right`` on Python scalars: the result's type, and its value when known."""
+    order = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+    kind = left.pytype if order.get(left.pytype, 3) >= order.get(right.pytype, 3) else right.pytype
+    if kind == "bool" and op in ("+", "-", "*", "//", "%", "**", "<<", ">>"):
+        kind = "int"
+    if op == "/" and kind in ("int", "bool"):
+        kind = "float"
+    if op == "**" and kind in ("int", "float"):
+        exponent = right.const
+        if kind == "int" and not (isinstance(exponent, int) and exponent >= 0):
+            # 3 ** -2 is a float; with an unknown exponent the type is unknown
+            return ScalarValue("float") if isinstance(exponent, int) else TOP
+        if kind == "float":
+            base = left.const
+            integral_exponent = isinstance(exponent, (int, float)) and float(exponent).is_integer()
+            if not integral_exponent and not (isinstance(base, (int, float)) and base >= 0):
+                return TOP  # (-2.0) ** 0.5 is complex
+    const = None
+    if isinstance(left.const, (int, float)) and isinstance(right.const, (int, float)):
+        try:
+            const = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                     "//": lambda a, b: a // b, "/": lambda a, b: a / b}.get(op, lambda a, b: None)(
+                left.const, right.const)
+        except (ZeroDivisionError, OverflowError):
+            const = None
+        if isinstance(const, int) and abs(const) > 1 << 62:
+            const = None
+    return ScalarValue(kind, const)
+
+
+def with_element(container: SequenceValue, value: Value) -> SequenceValue:
+    """The container after one more element (or one element replaced) of ``value``."""
+    value = aliased(value)
+    element = value if container.items == () else join(container.element, value)
+    return SequenceValue(container.container, element, None, container.origin)
+
+
+def aliased(value: Value) -> Value:
+    """A mutable container stored inside another one can be mutated through the alias
+    (``d.setdefault(k, []).append(i)``), which the engine does not follow: forget its items."""
+    if isinstance(value, SequenceValue) and value.container != "tuple" and value.items is not None:
+        return SequenceValue(value.container, value.element if value.items else TOP, None, value.origin)
+    return value
+
+
+def list_of(items: Tuple[Value, ...]) -> SequenceValue:
+    """A list of exactly ``items`` (what a starred target binds)."""
+    element: Value = items[0] if items else TOP
+    for item in items[1:]:
+        element = join(element, item)
+    return SequenceValue("list", element, tuple(items))

@@ -1,0 +1,336 @@
+"""Calls: what ``f(...)`` refers to and what it gives, and attribute access (which may call a
+property). Library calls go to ``knowledge/`` by qualified name, methods by receiver type,
+user functions and classes to functions.py. The mutations a call makes through its receiver
+(``xs.append(t)``, ``x.unsqueeze_(0)``, ``model.double()``, ``self.register_buffer(...)``)
+are applied here too, to every binding that holds the mutated object.
+
+``eval_call`` is the one place that records each call's ``Callee`` (what rules get from
+``ev.callee(node)``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+import libcst as cst
+
+from ..knowledge import dtypes as D
+from ..knowledge import nn_modules as NN
+from ..knowledge import numpy_api as NP
+from ..knowledge import torch_api as T
+from ..knowledge.autocast import under_autocast
+from ..knowledge.data_pipeline import DATALOADER_NAMES, TENSOR_DATASET_NAMES, dataloader, tensor_dataset
+from ..knowledge.defaults import (
+    DEFAULT_DEVICE_SETTERS, SET_DEFAULT_DTYPE, forget_default_device, set_default_dtype,
+)
+from ..knowledge.functional import FUNCTIONAL_PREFIX, PARAMETER_CLASSES, functional, parameter
+from ..knowledge.module_dtypes import (
+    CAST_METHODS as MODULE_CAST_METHODS, CAST_REGISTRATIONS, MODULE_BASES, MUTATING_METHODS,
+    REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
+    set_module_dtype, widen_module_params,
+)
+from ..knowledge.torch_objects import (
+    SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
+    shape_changing_in_place,
+)
+from ..values import (
+    CallArgs, Callee,
+    TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, InstanceValue,
+    ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, SymbolValue,
+    TensorValue, Value, join,
+)
+from .builtins import aliased, call_builtin, iterate, with_element
+from .functions import call_function, instantiate
+from .runtime import Assignment, BoundMethod, Frame, SuperValue
+from .syntax import has_decorator
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
+    """Evaluate ``node``: the callee, the arguments, then the call, by what the callee is."""
+    func = node.func
+    receiver: Value = TOP
+    if isinstance(func, cst.Attribute):
+        receiver = interp.eval(func.value)
+        callee_value = get_attribute(interp, receiver, func.attr.value, func)
+        interp._set(func, callee_value)
+    else:
+        callee_value = interp.eval(func)
+    args = eval_args(interp, node)
+    callee = Callee("unknown", args=args)
+    result: Value = TOP
+    if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
+        callee = Callee("method", func.attr.value, receiver, args)
+        result = call_method(interp, receiver, func.attr.value, args, node)
+        if isinstance(receiver, TensorValue) and func.attr.value in SHAPE_CHANGING_IN_PLACE:
+            # x.unsqueeze_(0) changes x itself
+            replace_tensor(interp, func.value, receiver, result)
+    elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
+        callee = Callee("method", func.attr.value, receiver, args)
+        result = sequence_method(interp, func.value, receiver, func.attr.value, args)
+    elif isinstance(func, cst.Attribute) and isinstance(receiver, InstanceValue) and \
+            callee_value is TOP and _is_module_class(receiver.cls):
+        callee = Callee("method", func.attr.value, receiver, args)
+        result = module_instance_method(interp, receiver, func.attr.value, args, node)
+    elif isinstance(callee_value, SymbolValue):
+        callee = Callee("symbol", callee_value.qualname, receiver, args)
+        result = call_symbol(interp, callee_value.qualname, args, node)
+        if interp.default_device_unknown:
+            result = forget_default_device(callee_value.qualname, args, result)
+    elif isinstance(callee_value, DTypeValue):
+        callee = Callee("symbol", "torch." + callee_value.dtype, receiver, args)
+    elif isinstance(callee_value, ModuleValue):
+        callee = Callee("module", callee_value.qualname, callee_value, args)
+        result = NN.call_module(callee_value, args, node)
+    elif isinstance(callee_value, FunctionValue):
+        callee = Callee("user", callee_value.node.name.value, TOP, args)
+        result = call_function(interp, callee_value, args, node)
+    elif isinstance(callee_value, BoundMethod):
+        callee = Callee("user", callee_value.function.node.name.value, callee_value.instance, args)
+        result = call_function(interp, callee_value.function, args, node, callee_value.instance)
+    elif isinstance(callee_value, ClassValue):
+        callee = Callee("user", callee_value.name, TOP, args)
+        result = instantiate(interp, callee_value, args, node)
+    elif isinstance(callee_value, InstanceValue):
+        forward = callee_value.cls.methods.get("forward") or callee_value.cls.methods.get("__call__")
+        callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
+        if forward is not None:
+            result = call_function(interp, forward, args, node, callee_value)
+    if interp.autocast_dtypes:
+        result = under_autocast(callee, result, node, interp.autocast_dtypes[-1])
+    callee.result = result
+    # The one place a call's Callee is recorded: what rules read through ev.callee(node).
+    interp._callees[node] = callee
+    if callee.kind == "symbol" and callee.name.startswith("torch.") and "out" in args.kw:
+        # The call returns ``out`` (the result cast into its dtype); callee.result keeps
+        # the computed result, which rules compare with ``out``.
+        out = args.kw["out"]
+        return out if isinstance(out, TensorValue) else TOP
+    return result
+
+
+def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
+    args = CallArgs()
+    for arg in node.args:
+        value = interp.eval(arg.value)
+        if arg.star:
+            args.has_star = True
+        elif arg.keyword is not None:
+            args.kw[arg.keyword.value] = value
+            args.kw_nodes[arg.keyword.value] = arg.value
+        else:
+            args.pos.append(value)
+            args.pos_nodes.append(arg.value)
+    return args
+
+
+def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> Value:
+    """``owner.attr``; a property of a class defined in the file is called."""
+    if isinstance(owner, SymbolValue):
+        return library_object(f"{owner.qualname}.{attr}")
+    if isinstance(owner, TensorValue):
+        return T.tensor_attribute(owner, attr, node)
+    if isinstance(owner, ArrayValue):
+        return NP.ndarray_attribute(owner, attr)
+    if isinstance(owner, InstanceValue):
+        if attr in owner.attrs:
+            return owner.attrs[attr]
+        method = owner.cls.methods.get(attr)
+        if method is not None:
+            if has_decorator(method.node, "property"):
+                return call_function(interp, method, CallArgs(), node, owner)
+            return BoundMethod(method, owner)
+        return TOP
+    if isinstance(owner, ModuleValue):
+        return module_attribute(owner, attr, node)
+    if isinstance(owner, SequenceValue):
+        field = return_types_field(owner, attr)  # torch.return_types: (values, indices)
+        return field if field is not None else TOP
+    if isinstance(owner, SuperValue):
+        for base in owner.owner.base_classes:
+            method = base.methods.get(attr)
+            if method is not None:
+                return BoundMethod(method, owner.instance)
+        return TOP
+    return TOP
+
+
+def _is_module_class(cls: ClassValue) -> bool:
+    return any(b in MODULE_BASES for b in cls.bases)
+
+
+def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any) -> Value:
+    """A library function or class by qualified name; the order of the tests matters (the
+    specific ``torch.nn.*`` names before the generic ``torch.*`` table)."""
+    if qualname in DEFAULT_DEVICE_SETTERS:
+        interp.default_device_unknown = True
+        return NoneValue()
+    if qualname.startswith(FUNCTIONAL_PREFIX):
+        return functional(qualname[len(FUNCTIONAL_PREFIX):], args, node, interp.tenv)
+    if qualname in PARAMETER_CLASSES:
+        return parameter(args, node)
+    if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
+        return interp._note_fresh(construct_module(qualname[9:], args, node, interp.default_float,
+                                                   interp.uncertain_defaults))
+    if qualname == SET_DEFAULT_DTYPE:
+        # Only a call that certainly runs, in program order, changes the default: at module
+        # level or in a function called from there, not on a branch, not speculatively.
+        certain = not interp.branch_depth and not interp._conditional_calls and not interp._speculative
+        interp.default_float, interp.uncertain_defaults = set_default_dtype(
+            args.get(0), certain, interp.default_float, interp.uncertain_defaults)
+        interp.tenv.default_float = interp.default_float
+        return NoneValue()
+    if qualname in TENSOR_DATASET_NAMES:
+        return tensor_dataset(args, node)
+    if qualname in DATALOADER_NAMES:
+        return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node))
+    if qualname in ("torch.device",):
+        return DeviceValue(T.device_of_arg(args.get(0)))
+    if qualname.startswith("torch."):
+        return T.call_torch_function(qualname[6:], args, node, interp.tenv)
+    if qualname.startswith("numpy."):
+        return NP.call_numpy_function(qualname[6:], args, node)
+    if qualname.startswith("builtins."):
+        return call_builtin(interp, qualname[9:], args, node)
+    return TOP
+
+
+def _dataset_item(interp: "Interpreter", dataset: InstanceValue, node: Any) -> Value:
+    """``dataset[i]`` of a dataset class defined in the file (what a DataLoader batches)."""
+    getitem = dataset.cls.methods.get("__getitem__")
+    if getitem is None:
+        return TOP
+    return call_function(interp, getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
+                         dataset, force=True)
+
+
+def call_method(interp: "Interpreter", receiver: Value, name: str, args: CallArgs, node: Any) -> Value:
+    """``receiver.name(...)`` on a tensor, an ndarray or a library module."""
+    if isinstance(receiver, TensorValue):
+        if name in SHAPE_CHANGING_IN_PLACE:
+            return shape_changing_in_place(receiver, name, args, node, interp.tenv)
+        result = T.tensor_method(receiver, name, args, node, interp.tenv)
+        if moves_to_cuda(name, result):
+            interp.moves_to_cuda = True
+        return result
+    if isinstance(receiver, ArrayValue):
+        return NP.ndarray_method(receiver, name, args, node)
+    if isinstance(receiver, ModuleValue):
+        return module_instance_method(interp, receiver, name, args, node)
+    return TOP
+
+
+def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValue, name: str,
+                    args: CallArgs) -> Value:
+    """list/dict methods: mutations rebind the container with the new element value."""
+    if name in ("append", "add") and len(args.pos) == 1:
+        replace_container(interp, receiver_node, seq, with_element(seq, args.pos[0]))
+        return NoneValue()
+    if name == "extend" and len(args.pos) == 1:
+        replace_container(interp, receiver_node, seq, with_element(seq, iterate(args.pos[0])))
+        return NoneValue()
+    if name == "insert" and len(args.pos) == 2:
+        replace_container(interp, receiver_node, seq, with_element(seq, args.pos[1]))
+        return NoneValue()
+    if name == "update" or name == "setdefault" and len(args.pos) == 2:
+        new = aliased(args.pos[1]) if name == "setdefault" else TOP
+        replace_container(interp, receiver_node, seq, with_element(seq, new))
+        return new if name == "setdefault" else NoneValue()
+    if seq.container == "dict":
+        if name == "values":
+            return SequenceValue("list", seq.element, None)
+        if name == "items":
+            return SequenceValue("list", SequenceValue("tuple", TOP, (TOP, seq.element)), None)
+        if name == "get" and args.pos:
+            default = args.get(1, "default") if args.has(1, "default") else NoneValue()
+            return join(seq.element, default)
+        if name == "pop" and args.pos:
+            return seq.element if len(args.pos) == 1 else join(seq.element, args.pos[1])
+    elif name == "pop":
+        return seq.element
+    if name == "copy":
+        return SequenceValue(seq.container, seq.element, seq.items, seq.origin)
+    if name in ("clear", "sort", "reverse", "remove"):
+        if name == "clear":
+            replace_container(interp, receiver_node, seq, SequenceValue(seq.container, TOP, ()))
+        return NoneValue()
+    return TOP
+
+
+def module_instance_method(interp: "Interpreter", module: Value, name: str, args: CallArgs,
+                           node: Any) -> Value:
+    """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
+    if name in MUTATING_METHODS:
+        interp.heap_version += 1
+    if name in MODULE_CAST_METHODS:
+        set_module_dtype(module, D.CAST_METHODS[name], Origin(node, f"model.{name}()"),
+                         weak=interp._weak_update(module))
+        return module
+    if name in ("to", "type"):
+        for value in list(args.pos) + list(args.kw.values()):
+            dtype = T.dtype_of_arg(value)
+            if dtype is not None:
+                set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
+                                 weak=interp._weak_update(module))
+            elif T.device_of_arg(value) == "cuda":
+                interp.moves_to_cuda = True
+        return module
+    if name == "cuda":
+        interp.moves_to_cuda = True
+        return module
+    if name in SELF_RETURNING_METHODS:
+        return module
+    if isinstance(module, InstanceValue) and name in REGISTER_METHODS:
+        attr = args.get(0, "name")
+        if isinstance(attr, StringValue) and attr.const is not None and not args.has_star:
+            value = args.get(1, REGISTER_METHODS[name])
+            if interp._weak_update(module) and attr.const in module.attrs:
+                value = join(module.attrs[attr.const], value)
+            module.attrs[attr.const] = value
+            if name in CAST_REGISTRATIONS:
+                module.cast_attrs.add(attr.const)
+            if interp.recording and isinstance(node, cst.Call) and node.args:
+                interp.assignments.append(Assignment(node.args[0].value, f"self.{attr.const}", value))
+        return NoneValue()
+    if isinstance(module, ModuleValue) and name == "forward":
+        return NN.call_module(module, args, node)
+    return TOP
+
+
+def replace_tensor(interp: "Interpreter", node: Any, old: TensorValue, new: Value) -> None:
+    """The tensor ``node`` evaluated to (``old``) was changed in place into ``new``: rebind the
+    name or attribute that holds it (a library layer's weight widens the layer's dtypes)."""
+    replacement: Value = TOP
+    if isinstance(new, TensorValue):
+        replacement = TensorValue(new.dtypes, new.shape, new.origin, new.device, old.requires_grad)
+    if isinstance(node, cst.Name) and interp.lookup(node.value) is old:
+        interp.bind(node.value, replacement)
+    elif isinstance(node, cst.Attribute):
+        holder = interp._current.get(node.value)
+        if isinstance(holder, ModuleValue) and node.attr.value in ("weight", "bias"):
+            widen_module_params(holder, new)
+            interp.heap_version += 1
+        elif isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
+            holder.attrs[node.attr.value] = replacement
+            interp.heap_version += 1
+
+
+def replace_container(interp: "Interpreter", node: Any, old: SequenceValue, new: Value) -> None:
+    """A list or dict was mutated: every binding we know of that holds it sees the change;
+    where the container came from something else, its aliases are unknown afterwards."""
+    frame: Optional[Frame] = interp.frame
+    found = False
+    while frame is not None:
+        for name, value in list(frame.vars.items()):
+            if value is old:
+                frame.vars[name] = new
+                found = True
+        frame = frame.parent
+    instance = interp._current.get(node.value) if isinstance(node, cst.Attribute) else None
+    if isinstance(instance, InstanceValue) and instance.attrs.get(node.attr.value) is old:
+        instance.attrs[node.attr.value] = new
+        interp.heap_version += 1
+        found = True
+    if not found and isinstance(node, cst.Name):
+        interp.bind(node.value, new)

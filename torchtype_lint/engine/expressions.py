@@ -1,0 +1,257 @@
+"""Expressions other than calls: literals, containers, comprehensions, attribute access,
+subscripts, operators. ``EXPRESSION_HANDLERS`` maps each libcst expression type to the
+function that evaluates it; ``Interpreter.eval`` dispatches through it and records the value.
+
+Operators on tensors and arrays are answered by ``knowledge/`` (promotion, broadcasting,
+indexing shapes); what stays here is Python's own semantics and the dispatch.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from ..knowledge import numpy_api as NP
+from ..knowledge import torch_api as T
+from ..knowledge.autocast import under_autocast
+from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
+from ..values import (
+    Callee,
+    TOP, ArrayValue, ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
+    join,
+)
+from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
+from .calls import eval_call, get_attribute
+from .runtime import Frame
+from .syntax import OPERATOR_SYMBOLS
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+def _collection(interp: "Interpreter", node: Any) -> Value:
+    kind = {cst.List: "list", cst.Tuple: "tuple", cst.Set: "set"}[type(node)]
+    items: List[Value] = []
+    starred = False
+    for element in node.elements:
+        v = interp.eval(element.value)
+        if isinstance(element, cst.StarredElement):
+            starred = True
+        items.append(v)
+    element_value: Value = items[0] if items else TOP
+    for v in items[1:]:
+        element_value = join(element_value, v)
+    return SequenceValue(kind, element_value, None if starred else tuple(items))
+
+
+def _dict(interp: "Interpreter", node: cst.Dict) -> Value:
+    element_value: Optional[Value] = None
+    for element in node.elements:
+        if isinstance(element, cst.DictElement):
+            interp.eval(element.key)
+            v = interp.eval(element.value)
+        else:
+            interp.eval(element.value)
+            v = TOP
+        element_value = v if element_value is None else join(element_value, v)
+    # items=() marks a known-empty dict (an element added later is the only one)
+    return SequenceValue("dict", element_value or TOP, () if not node.elements else None)
+
+
+def _comprehension(interp: "Interpreter", node: Any) -> Value:
+    outer = interp.frame
+    interp.frame = Frame({}, parent=outer, function=outer.function, instance=outer.instance)
+    try:
+        for_in = node.for_in
+        while for_in is not None:
+            iterable = interp.eval(for_in.iter)
+            interp.assign_target(for_in.target, iterate(iterable), node, record=False)
+            for cond in for_in.ifs:
+                interp.eval(cond.test)
+            for_in = for_in.inner_for_in
+        if isinstance(node, cst.DictComp):
+            interp.eval(node.key)
+            element = interp.eval(node.value)
+            return SequenceValue("dict", element, None)
+        element = interp.eval(node.elt)
+    finally:
+        interp.frame = outer
+    if isinstance(node, cst.GeneratorExp):
+        return SequenceValue("generator", element, None)
+    return SequenceValue("set" if isinstance(node, cst.SetComp) else "list", element, None)
+
+
+def _attribute(interp: "Interpreter", node: cst.Attribute) -> Value:
+    owner = interp.eval(node.value)
+    return get_attribute(interp, owner, node.attr.value, node)
+
+
+def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
+    container = interp.eval(node.value)
+    indices: List[Value] = []
+    #: position in ``indices`` -> (lower, upper, step) as int constants, None when absent,
+    #: UNKNOWN_BOUND when not a known int.
+    slices: Dict[int, Tuple[Any, Any, Any]] = {}
+    for element in node.slice:
+        if isinstance(element.slice, cst.Index):
+            if isinstance(element.slice.value, cst.Ellipsis):
+                indices.append(ELLIPSIS)
+            else:
+                indices.append(interp.eval(element.slice.value))
+        else:
+            bounds = []
+            for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                if part is None:
+                    bounds.append(None)
+                    continue
+                bound = interp.eval(part)
+                bounds.append(bound.const if isinstance(bound, ScalarValue) and bound.pytype == "int"
+                              and isinstance(bound.const, int) else UNKNOWN_BOUND)
+            slices[len(indices)] = (bounds[0], bounds[1], bounds[2])
+            indices.append(SLICE)
+    if isinstance(container, SymbolValue):
+        return TOP  # a type expression such as Float[Tensor, "b"]
+    if isinstance(container, SequenceValue):
+        if len(indices) == 1 and isinstance(indices[0], ScalarValue) and container.items is not None \
+                and isinstance(indices[0].const, int) and -len(container.items) <= indices[0].const < len(container.items):
+            return container.items[indices[0].const]
+        if len(indices) == 1 and indices[0] is SLICE:
+            return SequenceValue(container.container, container.element, None, container.origin)
+        return container.element
+    if isinstance(container, TensorValue):
+        return index_tensor(container, indices, slices)
+    if isinstance(container, ArrayValue):
+        return index_array(container, indices, slices)
+    return TOP
+
+
+def _binary(interp: "Interpreter", node: cst.BinaryOperation) -> Value:
+    left = interp.eval(node.left)
+    right = interp.eval(node.right)
+    op = OPERATOR_SYMBOLS.get(type(node.operator).__name__, "?")
+    result = binary(interp, left, right, op, node)
+    # The operator path: no Callee is recorded for operators; this one only tells autocast
+    # what ran.
+    if interp.autocast_dtypes:
+        result = under_autocast(Callee("operator", op), result, node, interp.autocast_dtypes[-1])
+    return result
+
+
+def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any) -> Value:
+    """``left <op> right`` (also for augmented assignments, which pass their statement)."""
+    if isinstance(left, StringValue):
+        return StringValue(None) if op in ("%", "+", "*") else TOP  # "%.2f" % loss
+    if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
+        if op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"):
+            return T.binary_op(left, right, op, node, interp.tenv)
+        return TOP
+    if isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
+        return NP.binary_op(left, right, op, node)
+    if isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
+        return scalar_binary(left, right, op)
+    if op == "*" and isinstance(left, SequenceValue) and isinstance(right, ScalarValue) and \
+            right.pytype == "int" and left.container in ("list", "tuple"):
+        # [x] * n: same elements, count unknown unless both are constants
+        count = right.const
+        items = left.items * count if left.items is not None and isinstance(count, int) \
+            and 0 <= count * len(left.items) <= 64 else None
+        return SequenceValue(left.container, left.element, items, left.origin)
+    if isinstance(left, SequenceValue) and isinstance(right, SequenceValue) and op == "+":
+        return SequenceValue(left.container, join(left.element, right.element), (
+            left.items + right.items if left.items is not None and right.items is not None else None))
+    return TOP
+
+
+def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
+    operand = interp.eval(node.expression)
+    if isinstance(node.operator, cst.Not):
+        return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
+    if isinstance(operand, (TensorValue, ArrayValue)):
+        return operand
+    if isinstance(operand, ScalarValue):
+        # -True, +True and ~True are ints
+        pytype = "int" if operand.pytype == "bool" else operand.pytype
+        const = operand.const
+        if not isinstance(const, (int, float)) or isinstance(node.operator, cst.BitInvert) and \
+                not isinstance(const, int):
+            return ScalarValue(pytype)
+        value = {cst.Minus: lambda c: -c, cst.Plus: lambda c: +c,
+                 cst.BitInvert: lambda c: ~c}[type(node.operator)](const)
+        return ScalarValue(pytype, value)
+    return TOP
+
+
+def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
+    left = interp.eval(node.left)
+    result: Value = TOP
+    for target in node.comparisons:
+        right = interp.eval(target.comparator)
+        op = OPERATOR_SYMBOLS.get(type(target.operator).__name__, "?")
+        if isinstance(left, TensorValue) or isinstance(right, TensorValue):
+            result = T.binary_op(left, right, op, node, interp.tenv) if op in T.COMPARISON_OPS else TOP
+        elif isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
+            result = NP.binary_op(left, right, op, node) if op in T.COMPARISON_OPS else TOP
+        else:
+            result = ScalarValue("bool")
+        left = right
+    return result
+
+
+def _boolean(interp: "Interpreter", node: cst.BooleanOperation) -> Value:
+    left = interp.eval(node.left)
+    right = interp.eval(node.right)
+    return join(left, right)
+
+
+def _if_exp(interp: "Interpreter", node: cst.IfExp) -> Value:
+    interp.eval(node.test)
+    return join(interp.eval(node.body), interp.eval(node.orelse))
+
+
+def _lambda(interp: "Interpreter", node: cst.Lambda) -> Value:
+    return TOP
+
+
+def _named_expr(interp: "Interpreter", node: Any) -> Value:
+    value = interp.eval(node.value)
+    interp.assign_target(node.target, value, node)
+    return value
+
+
+def _yield(interp: "Interpreter", node: Any) -> Value:
+    if node.value is not None:
+        interp.eval(node.value)
+    if interp.frame.function is not None:
+        interp._generators.add(interp.frame.function.node)
+    return TOP
+
+
+def _await(interp: "Interpreter", node: Any) -> Value:
+    interp.eval(node.expression)
+    return TOP
+
+
+EXPRESSION_HANDLERS: Dict[type, Callable[["Interpreter", Any], Value]] = {
+    cst.Name: name_value,
+    **LITERAL_HANDLERS,
+    cst.List: _collection,
+    cst.Tuple: _collection,
+    cst.Set: _collection,
+    cst.Dict: _dict,
+    cst.ListComp: _comprehension,
+    cst.SetComp: _comprehension,
+    cst.DictComp: _comprehension,
+    cst.GeneratorExp: _comprehension,
+    cst.Attribute: _attribute,
+    cst.Subscript: _subscript,
+    cst.BinaryOperation: _binary,
+    cst.UnaryOperation: _unary,
+    cst.Comparison: _comparison,
+    cst.BooleanOperation: _boolean,
+    cst.IfExp: _if_exp,
+    cst.Lambda: _lambda,
+    cst.NamedExpr: _named_expr,
+    cst.Await: _await,
+    cst.Yield: _yield,
+    cst.Call: eval_call,
+}

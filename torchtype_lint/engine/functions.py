@@ -1,0 +1,220 @@
+"""Functions and classes defined in the analysed file: calling them, binding their parameters,
+instantiating classes, and the standalone analysis of functions nobody calls.
+
+A user function is analysed at each call site with its arguments' values (bounded by
+MAX_CALL_DEPTH and memoised on the arguments and the heap version); one that is never
+called with informative arguments is analysed once on its own, parameters known only from
+annotations. Kept apart from calls.py, which resolves what a call refers to.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+import libcst as cst
+
+from ..values import (
+    CallArgs,
+    TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, Value, join,
+)
+from .annotations import annotation_value
+from .builtins import LITERAL_HANDLERS, name_value
+from .runtime import Assignment, Frame
+from .syntax import first_param, has_decorator, is_transparent, self_attributes_assigned
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+#: How deep call-site re-analysis of user functions may nest.
+MAX_CALL_DEPTH = 3
+
+
+def instantiate(interp: "Interpreter", cls: ClassValue, args: CallArgs, node: Any) -> Value:
+    """``Cls(...)`` for a class defined in the file: a new instance, built by ``__init__``."""
+    instance = InstanceValue(cls, Origin(node, f"{cls.name}(...)"))
+    interp._note_fresh(instance)
+    init = cls.methods.get("__init__")
+    if init is not None:
+        call_function(interp, init, args, node, instance, force=True)
+    return instance
+
+
+def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node: Any,
+                  self_value: Optional[Value] = None, force: bool = False) -> Value:
+    """The value of calling a function defined in the file (``self_value``: the receiver of a
+    method call). ``force``: analyse the body even when no argument is informative."""
+    fnode = fn.node
+    if any(not is_transparent(d.decorator) for d in fnode.decorators):
+        return TOP
+    if fnode in interp._generators:
+        return TOP
+    annotated = interp.annotated_returns.get(fnode, TOP)
+    if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
+        return annotated
+    params = bind_params(interp, fn, args, self_value)
+    informative = force or any(v is not TOP for k, v in params.items()
+                               if not (self_value is not None and k == first_param(fnode)))
+    if not informative:
+        ensure_standalone(interp, fn)
+        return annotated if annotated is not TOP else interp._memo.get((fnode, "standalone"), TOP)
+    try:
+        key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), interp.recording,
+               interp.heap_version, tuple(interp.autocast_dtypes))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in interp._memo and not force:
+        return interp._memo[key]
+    result = run_function(interp, fn, params)
+    if key is not None:
+        interp._memo[key] = result
+    inferred = result
+    return inferred if inferred is not TOP else annotated
+
+
+def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
+                self_value: Optional[Value]) -> Dict[str, Value]:
+    """Parameter name -> value for a call: arguments, else defaults, else annotations."""
+    params = fn.node.params
+    names: List[cst.Param] = list(params.posonly_params) + list(params.params)
+    bound: Dict[str, Value] = {}
+    positional = list(args.pos)
+    if self_value is not None and names and not has_decorator(fn.node, "staticmethod"):
+        bound[names[0].name.value] = self_value
+        names = names[1:]
+    for i, param in enumerate(names):
+        pname = param.name.value
+        if i < len(positional):
+            bound[pname] = positional[i]
+        elif pname in args.kw:
+            bound[pname] = args.kw[pname]
+        elif param.default is not None:
+            bound[pname] = _default_value(interp, param)
+        else:
+            bound[pname] = TOP
+    for param in params.kwonly_params:
+        pname = param.name.value
+        bound[pname] = args.kw.get(pname, _default_value(interp, param) if param.default is not None else TOP)
+    for param in (params.star_arg, params.star_kwarg):
+        if isinstance(param, cst.Param):
+            bound[param.name.value] = TOP
+    # An argument of unknown value still gets the parameter's annotation.
+    for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+        pname = param.name.value
+        if bound.get(pname) is TOP and param.annotation is not None:
+            bound[pname] = annotation_value(interp, param.annotation.annotation)
+    return bound
+
+
+def _default_value(interp: "Interpreter", param: cst.Param) -> Value:
+    default = param.default
+    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
+        return LITERAL_HANDLERS[type(default)](interp, default)
+    if isinstance(default, cst.Name) and default.value in ("True", "False", "None"):
+        return name_value(interp, default)
+    return TOP
+
+
+def ensure_standalone(interp: "Interpreter", fn: FunctionValue) -> None:
+    """Analyse ``fn`` on its own now, unless that was done already."""
+    if fn.node not in interp._analysed_standalone:
+        interp._analysed_standalone.add(fn.node)
+        analyse_standalone(interp, fn, interp.globals)
+
+
+def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -> None:
+    """Analyse ``fn`` with parameters known only from annotations (``self`` from the class's
+    prototype); its result is memoised for uninformative calls."""
+    self_value: Optional[Value] = None
+    if isinstance(fn.owner, ClassValue) and not has_decorator(fn.node, "staticmethod"):
+        # A copy: what one method does to ``self`` on its own must not leak into another
+        # method's standalone analysis (their call order is unknown).
+        proto = prototype(interp, fn.owner)
+        self_value = InstanceValue(proto.cls, proto.origin)
+        interp._note_fresh(self_value)  # a private copy: its own attributes update strongly
+        self_value.attrs.update(proto.attrs)
+        self_value.cast_attrs.update(proto.cast_attrs)
+    outer = interp.frame
+    interp.frame = frame
+    try:
+        params = bind_params(interp, fn, CallArgs(), self_value)
+    finally:
+        interp.frame = outer
+    result = run_function(interp, fn, params, frame)
+    interp._memo[(fn.node, "standalone")] = result
+
+
+def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
+    """The instance ``self`` stands for when a method is analysed on its own:
+    attributes come from analysing ``__init__`` with unknown arguments."""
+    proto = interp._prototypes.get(cls.node)
+    if proto is None:
+        proto = InstanceValue(cls, Origin(cls.node, f"self ({cls.name})"))
+        interp._prototypes[cls.node] = proto
+        init = cls.methods.get("__init__")
+        if init is not None and init.node not in interp._call_stack:
+            recording = interp.recording
+            interp.recording = False
+            try:
+                params = bind_params(interp, init, CallArgs(), proto)
+                run_function(interp, init, params)
+            finally:
+                interp.recording = recording
+        # Another method may reassign an attribute before this one runs (a reset(), a
+        # setup()): on its own, a method can only trust attributes no other method sets.
+        for name, method in cls.methods.items():
+            if name == "__init__" or has_decorator(method.node, "staticmethod"):
+                continue
+            owner_name = first_param(method.node)
+            if owner_name is None:
+                continue
+            for attr in self_attributes_assigned(method.node.body, owner_name):
+                if attr in proto.attrs:
+                    proto.attrs[attr] = TOP
+    return proto
+
+
+def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],
+                 parent: Optional[Frame] = None) -> Value:
+    """Execute ``fn``'s body in a new frame; the join of what it returns."""
+    fnode = fn.node
+    frame = Frame(dict(params), parent=parent or interp.globals, function=fn)
+    outer = interp.frame
+    branch_depth = interp.branch_depth
+    interp.frame = frame
+    interp.branch_depth = 0
+    # A call made on one branch only may happen or not: its effects on objects that
+    # outlive it are weak updates too.
+    conditional = branch_depth > 0
+    if conditional and not interp._conditional_calls and not interp._speculative:
+        interp._fresh_ids = set()  # objects created by this call are its own
+    interp._conditional_calls += conditional
+    interp._call_stack.append(fnode)
+    try:
+        for name, value in params.items():
+            _record_param(interp, fnode, name, value)
+        ended = interp.exec_body(fnode.body)
+        if not ended:
+            frame.returns.append(NoneValue())
+    finally:
+        interp._call_stack.pop()
+        interp.frame = outer
+        interp.branch_depth = branch_depth
+        interp._conditional_calls -= conditional
+    if fnode in interp._generators:
+        return TOP
+    result: Optional[Value] = None
+    for value in frame.returns:
+        result = value if result is None else join(result, value)
+    return result if result is not None else TOP
+
+
+def _record_param(interp: "Interpreter", fnode: Any, name: str, value: Value) -> None:
+    if not interp.recording:
+        return
+    for param in list(fnode.params.posonly_params) + list(fnode.params.params) + list(
+            fnode.params.kwonly_params):
+        if param.name.value == name:
+            interp._set(param.name, value)
+            if name not in ("self", "cls"):
+                interp.assignments.append(Assignment(param.name, name, value, is_parameter=True))
+            return
