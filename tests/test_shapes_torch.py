@@ -229,7 +229,7 @@ MATMUL_PAIRS = [
 def test_matmul_shape_and_mismatch_match_torch():
     for a, b in MATMUL_PAIRS:
         err, out = _raises(lambda: torch.matmul(torch.zeros(a), torch.zeros(b)))
-        problem = matmul_problem("@", a, b)
+        problem = matmul_problem("torch.matmul", a, b)
         if err is None:
             assert S.matmul_shape(a, b) == tuple(out.shape), (a, b)
             assert problem is None, (a, b)
@@ -245,7 +245,7 @@ def test_matmul_shape_and_mismatch_match_torch():
 ])
 def test_mm_bmm_mismatch_matches_torch(op, a, b):
     err, out = _raises(lambda: getattr(torch, op)(torch.zeros(a), torch.zeros(b)))
-    problem = matmul_problem(op, a, b)
+    problem = matmul_problem("torch." + op, a, b)
     if err is None:
         assert problem is None
         assert S.named_product_shape(op, a, b) == tuple(out.shape)

@@ -11,7 +11,7 @@ import io
 import re
 import time
 import tokenize
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -185,16 +185,24 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
     interpreter, never the interpreter itself."""
     listeners: Dict[type, list] = {}
 
-    def listen(visit: Callable[[Any, RuleContext], None]) -> Callable[[Any, Any], None]:
+    def listen(visit: Callable[[Any, RuleContext], None], ops: FrozenSet[str]) -> Callable[[Any, Any], None]:
         def listener(node: Any, _engine: Any) -> None:
             ctx.node = node  # ctx is bound below, before the interpreter runs
             visit(node, ctx)
-        return listener
+
+        def op_listener(node: Any, _engine: Any) -> None:
+            if isinstance(node, (cst.Call, cst.BinaryOperation)):
+                call = ctx.op_call(node)
+                if call is None or call.op not in ops:
+                    return  # the rule declared the ops it judges: not one of them
+            ctx.node = node
+            visit(node, ctx)
+        return op_listener if ops else listener
 
     for rule_cls in rule_classes:
         rule: Rule = rule_cls(lambda report: sink(report, ctx))
         for node_type in rule_cls.listens:
-            listeners.setdefault(node_type, []).append(listen(rule.visit))
+            listeners.setdefault(node_type, []).append(listen(rule.visit, rule_cls.ops))
     interpreter = Interpreter(module, listeners, time_budget)
     ctx = RuleContext(interpreter)
     interpreter.run()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type
 
 import libcst as cst
 
@@ -63,6 +63,9 @@ class Rule:
     severity: ClassVar[str] = "error"
     #: Node types the rule wants to see, right after the interpreter evaluated them.
     listens: ClassVar[Tuple[type, ...]] = ()
+    #: The ops (``knowledge/ops.py`` names) the rule judges: when set, calls and operators of
+    #: other ops never reach ``visit``, whichever way they are spelled.
+    ops: ClassVar[FrozenSet[str]] = frozenset()
     #: Off unless selected (TTL9xx pedantic rules).
     default_enabled: ClassVar[bool] = True
     #: "safe", "unsafe" or "none".

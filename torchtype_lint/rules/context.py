@@ -9,8 +9,11 @@ report. The "one root cause, one report" policy itself is the checker's
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, Tuple, TypeVar
 
+import libcst as cst
+
+from ..knowledge.ops import OpCall, op_call, operator_call
 from ..knowledge.torch_api import Env
 from ..values import Callee, Value
 
@@ -31,6 +34,8 @@ class RuleContext:
         self.settled_causes: Set[Any] = set()
         #: The node whose listeners are running (for front ends that snapshot facts).
         self.node: Any = None
+        #: node -> (what it resolved to in the evaluation under way, its OpCall)
+        self._op_calls: Dict[Any, Any] = {}
 
     # ------------------------------------------------------------------ values
 
@@ -56,6 +61,26 @@ class RuleContext:
         """The ``FunctionDef`` whose body is under analysis (None at module level)."""
         function = self._interpreter.frame.function
         return function.node if function is not None else None
+
+    def op_call(self, node: Any) -> Optional[OpCall]:
+        """The call or operator ``node`` as the op it is (``knowledge/ops.py``): its one name
+        whatever the spelling, arguments bound by parameter name; None when it is no torch op."""
+        if isinstance(node, cst.BinaryOperation):
+            key: Tuple[Any, ...] = (self.value(node.left), self.value(node.right), self.value(node))
+        else:
+            key = (self.callee(node),)
+            if key[0] is None:
+                return None
+        cached = self._op_calls.get(node)
+        if cached is not None and all(a is b for a, b in zip(cached[0], key)):
+            return cached[1]  # resolved once per evaluation, however many rules ask
+        if isinstance(node, cst.BinaryOperation):
+            call = operator_call(node, type(node.operator).__name__, *key)
+        else:
+            receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+            call = op_call(node, key[0], receiver)
+        self._op_calls[node] = (key, call)
+        return call
 
     def lookup(self, name: str) -> Value:
         """The value bound to ``name`` in the scope under analysis."""

@@ -17,8 +17,9 @@ import libcst as cst
 
 from ..findings import Fix
 from ..knowledge import dtypes as D
+from ..knowledge.ops import FUNCTION, MATRIX_PRODUCTS
 from ..values import (
-    BOOL, Callee, ModuleValue, Origin, TensorValue, Value, category,
+    BOOL, ModuleValue, Origin, TensorValue, Value, category,
     describe_dtypes, short_dtype,
 )
 from .base import Rule
@@ -158,64 +159,34 @@ def method_call(receiver: Any, method: str) -> cst.Call:
 
 # --------------------------------------------------------------------------- callees
 
-MATMUL_FUNCTIONS = {
-    "torch.matmul": "torch.matmul", "torch.mm": "torch.mm", "torch.bmm": "torch.bmm",
-    "torch.mv": "torch.mv", "torch.dot": "torch.dot", "torch.inner": "torch.inner",
-    "torch.nn.functional.linear": "F.linear", "torch.tensordot": "torch.tensordot",
-    "torch.einsum": "torch.einsum", "torch.addmm": "torch.addmm", "torch.baddbmm": "torch.baddbmm",
-    "torch.addbmm": "torch.addbmm", "torch.addmv": "torch.addmv", "torch.cdist": "torch.cdist",
-    "torch.linalg.matmul": "torch.linalg.matmul",
-}
-MATMUL_METHODS = {"matmul", "mm", "bmm", "mv", "dot", "inner"}
-
-
-def matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, Value, Value, Any, Any]]:
-    """(op label, left, right, left node, right node) when ``node`` is a matrix product."""
-    if isinstance(node, cst.BinaryOperation):
-        if isinstance(node.operator, cst.MatrixMultiply):
-            return "@", ctx.value(node.left), ctx.value(node.right), node.left, node.right
+def matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, str, Value, Value, Any, Any]]:
+    """(op, how it reads, left, right, left node, right node) when ``node`` is a matrix
+    product, however it is spelled (``torch.mm(a, b)``, ``a.mm(b)``, ``a @ b``...)."""
+    call = ctx.op_call(node)
+    if call is None or call.has_star or call.op not in MATRIX_PRODUCTS:
         return None
-    if not isinstance(node, cst.Call):
-        return None
-    callee: Optional[Callee] = ctx.callee(node)
-    if callee is None or callee.args.has_star:
-        return None
-    args = callee.args
-    if callee.kind == "method" and isinstance(callee.receiver, TensorValue) and callee.name in MATMUL_METHODS \
-            and isinstance(node.func, cst.Attribute):
-        key = "other" if callee.name != "mm" else "mat2"
-        return (f".{callee.name}()", callee.receiver, args.get(0, key), node.func.value,
-                args.node(0, key))
-    if callee.kind != "symbol" or callee.name not in MATMUL_FUNCTIONS:
-        return None
-    label = MATMUL_FUNCTIONS[callee.name]
-    name = callee.name
-    if name == "torch.einsum":
-        if len(args.pos) != 3:
+    if call.op == "torch.einsum":
+        args = call.args
+        if call.spelling != FUNCTION or len(args.pos) != 3:
             return None
-        return label, args.pos[1], args.pos[2], args.pos_nodes[1], args.pos_nodes[2]
-    if name in ("torch.addmm", "torch.baddbmm", "torch.addbmm", "torch.addmv"):
-        first, second = ("mat1", "mat2") if name == "torch.addmm" else (
-            ("batch1", "batch2") if name != "torch.addmv" else ("mat", "vec"))
-        return label, args.get(1, first), args.get(2, second), args.node(1, first), args.node(2, second)
-    keys = {"torch.nn.functional.linear": ("input", "weight"), "torch.cdist": ("x1", "x2"),
-            "torch.mm": ("input", "mat2"), "torch.mv": ("input", "vec"),
-            "torch.dot": ("input", "tensor")}.get(name, ("input", "other"))
-    return label, args.get(0, keys[0]), args.get(1, keys[1]), args.node(0, keys[0]), args.node(1, keys[1])
+        return call.op, call.label, args.pos[1], args.pos[2], args.pos_nodes[1], args.pos_nodes[2]
+    left, right = MATRIX_PRODUCTS[call.op]
+    return (call.op, call.label, call.arg(left), call.arg(right), call.arg_node(left),
+            call.arg_node(right))
 
 
-def matmul_message(label: str, a: str, b: str, a_rank: Optional[int], b_rank: Optional[int]) -> str:
-    """The first line torch 2.13 prints for a matrix product of dtypes ``a`` and ``b`` (CPU)."""
-    if label in ("torch.bmm", "torch.einsum", "torch.baddbmm", ".bmm()", "torch.cdist"):
+def matmul_message(op: str, a: str, b: str, a_rank: Optional[int], b_rank: Optional[int]) -> str:
+    """The first line torch 2.13 prints for matrix product ``op`` of dtypes ``a`` and ``b`` (CPU)."""
+    if op in ("torch.bmm", "torch.einsum", "torch.baddbmm", "torch.cdist"):
         return f"expected scalar type {scalar_type_name(a)} but found {scalar_type_name(b)}"
-    if label in ("torch.tensordot", "torch.inner", ".inner()"):
+    if op in ("torch.tensordot", "torch.inner"):
         return "both inputs should have same dtype"
-    if label in ("torch.dot", ".dot()") or (a_rank == 1 and b_rank == 1 and label in ("@", "torch.matmul", ".matmul()")):
+    if op == "torch.dot" or (a_rank == 1 and b_rank == 1 and op == "torch.matmul"):
         return (f"dot : expected both vectors to have same dtype, but found "
                 f"{scalar_type_name(a)} and {scalar_type_name(b)}")
-    if label in ("torch.mv", ".mv()", "torch.addmv"):
+    if op in ("torch.mv", "torch.addmv"):
         return "addmv input tensors must have the same dtype"
-    if label in ("torch.addmm", "torch.addbmm"):
+    if op in ("torch.addmm", "torch.addbmm"):
         return "self and mat2 must have the same dtype"
     return f"expected m1 and m2 to have the same dtype, but got: {c10_name(a)} != {c10_name(b)}"
 

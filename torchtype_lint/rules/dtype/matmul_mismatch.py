@@ -28,14 +28,14 @@ def _culprit(a: Value, b: Value) -> int:
     return 1
 
 
-def report_mismatch(rule: DtypeRule, ctx: RuleContext, node: Any, label: str, a: Value, b: Value,
+def report_mismatch(rule: DtypeRule, ctx: RuleContext, node: Any, op: str, label: str, a: Value, b: Value,
                     a_node: Any, b_node: Any) -> None:
     """The TTL201/TTL401 report for a matrix product of mismatched dtypes."""
     bad = _culprit(a, b)
     culprit, culprit_node = (a, a_node) if bad == 0 else (b, b_node)
     other = b if bad == 0 else a
     da, db = one(a), one(b)
-    torch_says = (matmul_message(label, da, db, rank(a), rank(b)) if da and db
+    torch_says = (matmul_message(op, da, db, rank(a), rank(b)) if da and db
                   else "expected m1 and m2 to have the same dtype")
     target = one(other)
     fix = None

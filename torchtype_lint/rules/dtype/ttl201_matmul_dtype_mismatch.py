@@ -6,6 +6,7 @@ from typing import Any
 import libcst as cst
 
 from ..base import RuntimeClaim, register
+from ...knowledge.ops import MATRIX_PRODUCTS
 from ..dtype_support import DtypeRule, matmul_operands, mismatch_kind
 from .matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..context import RuleContext
@@ -50,6 +51,7 @@ class MatmulDtypeMismatch(DtypeRule):
     summary = "matrix product of an integer tensor with a tensor of another dtype (matmul never promotes)"
     severity = "error"
     listens = (cst.Call, cst.BinaryOperation)
+    ops = frozenset(MATRIX_PRODUCTS)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN, pattern_devices=("cpu",))
 
@@ -57,7 +59,7 @@ class MatmulDtypeMismatch(DtypeRule):
         found = matmul_operands(node, ctx)
         if found is None:
             return
-        label, a, b, a_node, b_node = found
-        if mismatch_kind(a, b) != "mixing" or label == "torch.cdist":
+        op, label, a, b, a_node, b_node = found
+        if mismatch_kind(a, b) != "mixing" or op == "torch.cdist":
             return  # cdist rejects integers with a message of its own
-        report_mismatch(self, ctx, node, label, a, b, a_node, b_node)
+        report_mismatch(self, ctx, node, op, label, a, b, a_node, b_node)

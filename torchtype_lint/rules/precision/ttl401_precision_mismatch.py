@@ -82,9 +82,9 @@ class PrecisionMismatch(DtypeRule):
             return
         found = matmul_operands(node, ctx)
         if found is not None:
-            label, a, b, a_node, b_node = found
+            op, label, a, b, a_node, b_node = found
             if mismatch_kind(a, b) == "precision":
-                report_mismatch(self, ctx, node, label, a, b, a_node, b_node)
+                report_mismatch(self, ctx, node, op, label, a, b, a_node, b_node)
             return
         if isinstance(node, cst.Call):
             self._layer(node, ctx)

@@ -6,35 +6,17 @@ from typing import Any, Optional, Tuple
 import libcst as cst
 
 from ...knowledge import shapes as S
-from ...values import TensorValue, Value, describe_shape
+from ...values import describe_shape
 from ..base import Rule, RuntimeClaim, register
+from ..dtype_support import matmul_operands
 from .known import _known, _shape
 from .messages import shape_origin
 from ..context import RuleContext
 
 
-def _matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, Value, Value, str]]:
-    """(op name, left, right, how the call reads) for ``@``, matmul, mm and bmm."""
-    if isinstance(node, cst.BinaryOperation):
-        if not isinstance(node.operator, cst.MatrixMultiply):
-            return None
-        return "@", ctx.value(node.left), ctx.value(node.right), "@"
-    callee = ctx.callee(node)
-    if callee is None or callee.args.has_star:
-        return None
-    if callee.kind == "symbol" and callee.name in ("torch.matmul", "torch.mm", "torch.bmm"):
-        op = callee.name[6:]
-        other = "other" if op == "matmul" else "mat2"
-        return op, callee.args.get(0, "input"), callee.args.get(1, other), f"torch.{op}"
-    if callee.kind == "method" and callee.name in ("matmul", "mm", "bmm") and isinstance(callee.receiver, TensorValue):
-        other = "other" if callee.name == "matmul" else "mat2"
-        return callee.name, callee.receiver, callee.args.get(0, other), f".{callee.name}()"
-    return None
-
-
 def matmul_problem(op: str, a: Tuple[Any, ...], b: Tuple[Any, ...]) -> Optional[str]:
-    """Why ``a op b`` fails, when the known dims prove it."""
-    if op in ("@", "matmul"):
+    """Why matrix product ``op`` of shapes ``a`` and ``b`` fails, when the known dims prove it."""
+    if op == "torch.matmul":
         if not a or not b:
             return None
         inner = S.matmul_inner(a, b)
@@ -45,11 +27,11 @@ def matmul_problem(op: str, a: Tuple[Any, ...], b: Tuple[Any, ...]) -> Optional[
             which = "its only dimension" if len(b) == 1 else "its second-to-last dimension"
             return f"the left operand's last dimension is {x}, the right operand's {which} is {y}"
         return None
-    if op == "mm":
+    if op == "torch.mm":
         if len(a) == 2 and len(b) == 2 and _known(a[1]) and _known(b[0]) and a[1] != b[0]:
             return f"the left matrix has {a[1]} columns, the right one {b[0]} rows"
         return None
-    if op == "bmm":
+    if op == "torch.bmm":
         if len(a) != 3 or len(b) != 3:
             return None
         if _known(a[0]) and _known(b[0]) and a[0] != b[0]:
@@ -93,16 +75,17 @@ class MatmulInnerDimMismatch(Rule):
     name = "matmul-shape-mismatch"
     summary = "matrix product whose contracted dimensions differ"
     listens = (cst.Call, cst.BinaryOperation)
+    ops = frozenset({"torch.matmul", "torch.mm", "torch.bmm"})
     runtime = RuntimeClaim(
         "RuntimeError",
         r"shapes cannot be multiplied|size mismatch, got|inconsistent tensor size|"
         r"Expected size for first two dimensions of batch2 tensor")
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
-        found = _matmul_operands(node, ctx)
+        found = matmul_operands(node, ctx)
         if found is None:
             return
-        op, left, right, how = found
+        op, how, left, right, _, _ = found
         a, b = _shape(left), _shape(right)
         if a is None or b is None:
             return
