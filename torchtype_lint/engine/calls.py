@@ -30,7 +30,7 @@ from ..knowledge.module_dtypes import (
 )
 from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
-    shape_changing_in_place,
+    returned_through_out, shape_changing_in_place,
 )
 from ..values import (
     CallArgs, Callee,
@@ -102,11 +102,11 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     callee.result = result
     # The one place a call's Callee is recorded: what rules read through ev.callee(node).
     interp._callees[node] = callee
-    if callee.kind == "symbol" and callee.name.startswith("torch.") and "out" in args.kw:
-        # The call returns ``out`` (the result cast into its dtype); callee.result keeps
-        # the computed result, which rules compare with ``out``.
-        out = args.kw["out"]
-        return out if isinstance(out, TensorValue) else TOP
+    if callee.kind == "symbol":
+        # callee.result keeps the computed result, which rules compare with ``out=``.
+        out = returned_through_out(callee.name, args)
+        if out is not None:
+            return out
     return result
 
 

@@ -44,7 +44,9 @@ from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
 from ..knowledge.module_dtypes import widen_module_params
-from ..knowledge.torch_objects import NO_GRAD_CONTEXTS, library_object
+from ..knowledge.torch_objects import (
+    NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
+)
 from ..values import (
     Callee,
     FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue,
@@ -270,9 +272,7 @@ class Interpreter:
         op = OPERATOR_SYMBOLS.get(type(stmt.operator).__name__.replace("Assign", ""), "?")
         result = binary(self, left, right, op, stmt)
         if isinstance(left, TensorValue) and isinstance(result, TensorValue):
-            # In-place: the destination keeps its dtype (or the op raises, which rules report).
-            result = TensorValue(left.dtypes, result.shape if result.shape is not None else left.shape,
-                                 left.origin, left.device, left.requires_grad)
+            result = in_place_result(left, result)
         self.assign_target(stmt.target, result, stmt)
         return False
 
@@ -579,12 +579,7 @@ class Interpreter:
                 self.heap_version += 1
             elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype") and \
                     isinstance(target.value, cst.Name) and self.lookup(target.value.value) is owner:
-                # a.shape = ... reshapes in place; a.dtype = ... reinterprets the bytes
-                shape = T.shape_from_value(value) if target.attr.value == "shape" else None
-                if shape is not None and -1 in shape:
-                    shape = None
-                self.bind(target.value.value, ArrayValue(
-                    owner.dtypes if target.attr.value == "shape" else None, shape, owner.origin))
+                self.bind(target.value.value, array_attribute_assigned(owner, target.attr.value, value))
             elif isinstance(owner, TensorValue) and target.attr.value == "data":
                 # t.data = other swaps t's storage: t takes other's dtype and shape
                 replace_tensor(self, target.value, owner, value)

@@ -11,10 +11,11 @@ from typing import Any, Optional
 
 from ..values import (
     CallArgs,
-    INT64, TOP, DTypeValue, ModuleValue, SequenceValue, SymbolValue, TensorValue, Value, join,
+    INT64, TOP, ArrayValue, DTypeValue, ModuleValue, SequenceValue, SymbolValue, TensorValue,
+    Value, join,
 )
 from . import dtypes as D
-from .torch_api import Env, tensor_method
+from .torch_api import Env, shape_from_value, tensor_method
 
 #: Decorators that leave a function's call behaviour as written (matched by dotted suffix).
 TRANSPARENT_DECORATORS = ("staticmethod", "classmethod", "torch.no_grad", "torch.inference_mode",
@@ -55,6 +56,31 @@ def shape_changing_in_place(receiver: TensorValue, name: str, args: CallArgs, no
     return result if isinstance(result, TensorValue) else TensorValue(
         receiver.dtypes if name != "set_" else None, None, receiver.origin,
         receiver.device, receiver.requires_grad)
+
+
+def in_place_result(destination: TensorValue, result: TensorValue) -> TensorValue:
+    """``x += y`` writes ``x <op> y`` into ``x``: the destination keeps its dtype (or the op
+    raises, which rules report), its device and its grad flag."""
+    return TensorValue(destination.dtypes, result.shape if result.shape is not None else destination.shape,
+                       destination.origin, destination.device, destination.requires_grad)
+
+
+def returned_through_out(qualname: str, args: CallArgs) -> Optional[Value]:
+    """``torch.f(..., out=t)`` returns ``t`` (the result cast into its dtype); None when the
+    call has no ``out=``."""
+    if qualname.startswith("torch.") and "out" in args.kw:
+        out = args.kw["out"]
+        return out if isinstance(out, TensorValue) else TOP
+    return None
+
+
+def array_attribute_assigned(array: ArrayValue, attr: str, value: Value) -> ArrayValue:
+    """The array after ``a.shape = value`` (a reshape in place) or ``a.dtype = value`` (the
+    bytes reinterpreted: dtype and shape unknown)."""
+    shape = shape_from_value(value) if attr == "shape" else None
+    if shape is not None and -1 in shape:
+        shape = None
+    return ArrayValue(array.dtypes if attr == "shape" else None, shape, array.origin)
 
 
 def moves_to_cuda(name: str, result: Value) -> bool:
