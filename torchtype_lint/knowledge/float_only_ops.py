@@ -28,10 +28,20 @@ ACCEPTS_DTYPE: FrozenSet[str] = frozenset({"mean", "nanmean", "softmax", "log_so
                                            "randn_like", "norm"})
 #: ``torch.nn.functional`` spellings (``normalize`` computes a norm).
 FUNCTIONAL: FrozenSet[str] = frozenset({"softmax", "log_softmax", "gelu", "normalize"})
-#: ``nn`` module spellings -> the op.
-MODULES: Mapping[str, str] = {"Softmax": "softmax", "LogSoftmax": "log_softmax", "GELU": "gelu"}
 #: ``torch.linalg`` spellings of ``norm``.
 LINALG_NORMS: FrozenSet[str] = frozenset({"torch.linalg.vector_norm", "torch.linalg.norm"})
+
+
+#: Every public op name (``knowledge/ops.py``) that is one of these ops -> the op. A tensor
+#: method is its ``torch.X`` twin there, and an nn module its functional (``nn.Softmax`` is
+#: ``F.softmax``, ``nn.CrossEntropyLoss`` is ``F.cross_entropy``, whose integer logits fail in
+#: its log_softmax).
+OP_NAMES: Mapping[str, str] = {
+    **{f"torch.{op}": op for op in FLOAT_ONLY},
+    **{f"torch.nn.functional.{op}": {"normalize": "norm"}.get(op, op) for op in FUNCTIONAL},
+    "torch.nn.functional.cross_entropy": "log_softmax",
+    **{name: "norm" for name in LINALG_NORMS},
+}
 
 
 def covered_names() -> FrozenSet[str]:

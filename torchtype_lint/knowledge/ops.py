@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, FrozenSet, Mapping, Optional, Tuple
 
 from ..values import TOP, CallArgs, Callee, ModuleValue, TensorValue, Value
+from .float_only_ops import FLOAT_ONLY
 from .op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
 from .torch_api import LOSS_FUNCTIONALS, TENSOR_OPS_ALSO_FUNCTIONS
 
@@ -71,7 +72,7 @@ _SYMBOLS: Mapping[str, str] = {**OPERATOR_SYMBOLS, "Add": "+", "Subtract": "-", 
                                "Divide": "/", "Power": "**"}
 
 #: Tensor methods that are the same op as a ``torch.X`` function.
-_FUNCTION_TWINS: FrozenSet[str] = frozenset(TENSOR_OPS_ALSO_FUNCTIONS) | frozenset(
+_FUNCTION_TWINS: FrozenSet[str] = frozenset(TENSOR_OPS_ALSO_FUNCTIONS) | frozenset(FLOAT_ONLY) | frozenset(
     name[len("torch."):] for name in SIGNATURES
     if name.startswith("torch.") and "." not in name[len("torch."):])
 
@@ -100,6 +101,15 @@ class OpCall:
     result: Value = TOP
     #: ``a.add_(b)``: the in-place variant of ``torch.add``.
     inplace: bool = False
+    #: The name as written: the function's qualified name, the method's name, the module's
+    #: class name, the operator's symbol.
+    written: str = ""
+
+    @property
+    def table_name(self) -> str:
+        """The name the op contract table (``contracts/``) keys this spelling by: methods
+        are ``Tensor.X`` / ``Tensor.X_`` there, every other spelling is the op."""
+        return "Tensor." + self.written if self.spelling == METHOD else self.op
 
     @property
     def has_star(self) -> bool:
@@ -146,15 +156,16 @@ def op_call(node: Any, callee: Callee, receiver_node: Any = None) -> Optional[Op
     unknown callees, methods of other objects)."""
     if callee.kind == "symbol":
         label = "F." + callee.name[len(_F):] if callee.name.startswith(_F) else callee.name
-        return OpCall(node, callee.name, FUNCTION, label, callee.args, result=callee.result)
+        return OpCall(node, callee.name, FUNCTION, label, callee.args, result=callee.result,
+                      written=callee.name)
     if callee.kind == "method" and isinstance(callee.receiver, TensorValue):
         op, inplace = method_op(callee.name)
         return OpCall(node, op, METHOD, f".{callee.name}()", callee.args, callee.receiver,
-                      receiver_node, callee.result, inplace)
+                      receiver_node, callee.result, inplace, callee.name)
     if callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
         short = callee.receiver.short_name
         return OpCall(node, module_op(short), MODULE, f"nn.{short}", callee.args, callee.receiver,
-                      receiver_node, callee.result)
+                      receiver_node, callee.result, written=short)
     return None
 
 
@@ -166,7 +177,8 @@ def operator_call(node: Any, operator: str, left: Value, right: Value, result: V
     if op is None or not (isinstance(left, TensorValue) or isinstance(right, TensorValue)):
         return None
     args = CallArgs([right], {}, [getattr(node, "right", None)])
-    return OpCall(node, op, OPERATOR, _SYMBOLS[operator], args, left, getattr(node, "left", None), result)
+    return OpCall(node, op, OPERATOR, _SYMBOLS[operator], args, left, getattr(node, "left", None), result,
+                  written=operator)
 
 
 def method_op(name: str) -> Tuple[str, bool]:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import Any, FrozenSet, List, Optional, Tuple
 
-import libcst as cst
-
 from ...contracts import table
 from ...knowledge.float_only_ops import covered_names
-from ...knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
+from ...knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS
+from ...knowledge.ops import FUNCTION, METHOD, MODULE, OPERATOR, OpCall
 from ...values import (
-    ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
+    ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue,
     StringValue, TensorValue, Value, Category, category,
 )
 from ..base import expr_text
@@ -58,26 +57,21 @@ class _Call:
 
 def judged_call(node: Any, ctx: RuleContext) -> Optional[_Call]:
     """The call, module call or operator as the table sees it, or None when its dtype sets
-    would not apply. Every spelling of an op ends up under the one name the table knows
-    (``knowledge/op_spellings.py``): ``nn.MSELoss()(a, b)`` is judged as ``F.mse_loss``."""
-    if isinstance(node, cst.BinaryOperation):
-        return _judged_operator(node, ctx)
-    callee = ctx.callee(node)
-    if callee is None or callee.args.has_star:
+    would not apply. Every spelling of an op ends up under the name the table knows it by
+    (``OpCall.table_name``): ``nn.MSELoss()(a, b)`` is judged as ``F.mse_loss``, ``a @ b``
+    as ``torch.matmul``, ``a.abs_()`` as ``Tensor.abs_``."""
+    call = ctx.op_call(node)
+    if call is None or call.has_star or not _judged_spelling(call):
         return None
-    args = callee.args
+    if call.spelling == OPERATOR:
+        keyed = [(None, call.receiver, call.receiver_node), (None, call.args.pos[0], call.args.pos_nodes[0])]
+        return _judged(call.op, call.label, keyed, [])
+    args = call.args
     tensors: List[Tuple[Any, TensorValue]] = []
-    if callee.kind == "symbol" and callee.name.startswith("torch.") and not callee.name.startswith("torch.Tensor."):
-        name, label = callee.name, callee.name
-    elif callee.kind == "method" and isinstance(callee.receiver, TensorValue) \
-            and isinstance(node.func, cst.Attribute):
-        name, label = "Tensor." + callee.name, f".{callee.name}()"
-        tensors.append((node.func.value, callee.receiver))
-    elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue) \
-            and callee.receiver.short_name in MODULE_OPS:
-        name, label = MODULE_OPS[callee.receiver.short_name], f"nn.{callee.receiver.short_name}()(...)"
-    else:
-        return None
+    if call.spelling == METHOD:
+        tensors.append((call.receiver_node, call.receiver))
+    label = f"{call.label}()(...)" if call.spelling == MODULE else call.label
+    name = call.table_name
     if "dtype" in args.kw or "out" in args.kw or table.contract(name) is None:
         return None
     keyed = [(None, v, n) for v, n in zip(args.pos, args.pos_nodes)] + [
@@ -85,16 +79,15 @@ def judged_call(node: Any, ctx: RuleContext) -> Optional[_Call]:
     return _judged(name, label, keyed, tensors)
 
 
-def _judged_operator(node: cst.BinaryOperation, ctx: RuleContext) -> Optional[_Call]:
-    """``a @ b``, ``a & b``, ``a // b``...: the operator's function, on the operands' values."""
-    kind = type(node.operator).__name__
-    name = OPERATOR_OPS.get(kind)
-    if name is None:
-        return None
-    keyed = [(None, ctx.value(operand), operand) for operand in (node.left, node.right)]
-    if not any(isinstance(value, TensorValue) for _, value, _ in keyed):
-        return None  # ints and bools: Python's own operators, not torch's
-    return _judged(name, f"{OPERATOR_SYMBOLS[kind]}", keyed, [])
+def _judged_spelling(call: OpCall) -> bool:
+    """Spellings whose dtype behaviour is the table's (``knowledge/op_spellings.py``)."""
+    if call.spelling == FUNCTION:
+        return call.op.startswith("torch.") and not call.op.startswith("torch.Tensor.")
+    if call.spelling == METHOD:
+        return call.receiver_node is not None
+    if call.spelling == MODULE:
+        return call.written in MODULE_OPS
+    return call.written in OPERATOR_OPS
 
 
 def _judged(name: str, label: str, keyed: List[Tuple[Optional[str], Value, Any]],

@@ -1,30 +1,25 @@
 """Recognising a call of a loss, as `F.<function>` or as an `nn.<Module>` instance."""
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Any, FrozenSet, Iterable, Optional, Tuple
 
-import libcst as cst
-
-from ...knowledge.torch_api import LOSS_FUNCTIONALS
-from ...values import ModuleValue
+from ...knowledge.ops import FUNCTION, MODULE, OpCall
 from ..context import RuleContext
 
-
-def modules_of(functions: Tuple[str, ...]) -> Tuple[str, ...]:
-    """The ``nn`` loss classes whose forward is one of ``functions`` (from the one table)."""
-    return tuple(sorted(cls for cls, function in LOSS_FUNCTIONALS.items() if function in functions))
+_F = "torch.nn.functional."
 
 
-def symbol_or_module(ctx: RuleContext, node: cst.Call, functions: Tuple[str, ...], modules: Tuple[str, ...]):
-    """(name, args) when ``node`` calls one of ``torch.nn.functional.<functions>`` or an
-    ``nn.<modules>`` instance; None otherwise."""
-    callee = ctx.callee(node)
-    if callee is None or callee.args.has_star:
+def loss_ops(functions: Iterable[str]) -> FrozenSet[str]:
+    """The op names of ``torch.nn.functional.<functions>`` (what a loss rule declares)."""
+    return frozenset(_F + function for function in functions)
+
+
+def loss_call(ctx: RuleContext, node: Any, functions: Iterable[str]) -> Optional[Tuple[str, str, OpCall]]:
+    """(functional name, the name the code uses, the call) when ``node`` computes one of
+    ``F.<functions>``, spelled as the function or as an ``nn`` loss module; else None."""
+    call = ctx.op_call(node)
+    if call is None or call.has_star or call.spelling not in (FUNCTION, MODULE) \
+            or not call.op.startswith(_F) or call.op[len(_F):] not in functions:
         return None
-    if callee.kind == "symbol" and callee.name.startswith("torch.nn.functional.") and \
-            callee.name[20:] in functions:
-        return callee.name[20:], callee.args
-    if callee.kind == "module" and isinstance(callee.receiver, ModuleValue) and \
-            callee.receiver.short_name in modules:
-        return callee.receiver.short_name, callee.args
-    return None
+    name = call.op[len(_F):]
+    return name, name if call.spelling == FUNCTION else call.receiver.short_name, call

@@ -11,11 +11,10 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_float, one, origin_note, rank,
     said, scalar_type_name, show,
 )
-from .losses import modules_of, symbol_or_module
+from .losses import loss_call, loss_ops
 from ..context import RuleContext
 
 _CLASS_LOSSES = ("cross_entropy", "nll_loss")
-_CLASS_LOSS_MODULES = modules_of(_CLASS_LOSSES)
 
 
 @register
@@ -56,25 +55,26 @@ class ClassTargetDtype(DtypeRule):
     summary = "cross_entropy/nll_loss target of the wrong dtype (class indices must be int64)"
     severity = "error"
     listens = (cst.Call,)
+    ops = loss_ops(_CLASS_LOSSES)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"expected target dtype to be Long or Byte|"
                                            r"Expected floating point type for target with class probabilities",
                            pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
-        found = symbol_or_module(ctx, node, _CLASS_LOSSES, _CLASS_LOSS_MODULES)
+        found = loss_call(ctx, node, _CLASS_LOSSES)
         if found is None:
             return
-        name, args = found
-        logits, target = args.get(0, "input"), args.get(1, "target")
-        target_node = args.node(1, "target")
+        name, shown, call = found
+        logits, target = call.arg("input"), call.arg("target")
+        target_node = call.arg_node("target")
         if not isinstance(logits, TensorValue) or not all_dtypes(logits, is_float):
             return
         dtypes = dtypes_of(target)
         if dtypes is None:
             return
         lr, tr = rank(logits), rank(target)
-        cross_entropy = name in ("cross_entropy", "CrossEntropyLoss")
+        cross_entropy = name == "cross_entropy"
         message, want = None, None
         if cross_entropy and all(category(d) <= Category.INT and d not in (INT64, UINT8) for d in dtypes) and \
                 lr is not None and tr == lr and lr >= 1:
@@ -106,7 +106,7 @@ class ClassTargetDtype(DtypeRule):
         meaning = ("class indices must be int64" if want == INT64
                    else "a target of the input's shape holds class probabilities, which must be float")
         self.flag(ctx, node,
-                  f"`{name}` target is {show(target)}{origin_note(target)} but {meaning}: torch raises "
+                  f"`{shown}` target is {show(target)}{origin_note(target)} but {meaning}: torch raises "
                   f"RuntimeError ({said(message)}); use "
                   f"`{cast_text(code(target_node, 30) if target_node is not None else 'target', want)}`",
                   origin=target.origin, fix=fix)

@@ -11,11 +11,10 @@ from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_bool, is_float, never_equal,
     one, origin_note, said, scalar_type_name, show,
 )
-from .losses import modules_of, symbol_or_module
+from .losses import loss_call, loss_ops
 from ..context import RuleContext
 
 _BINARY_LOSSES = ("binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss")
-_BINARY_LOSS_MODULES = modules_of(_BINARY_LOSSES)
 
 
 @register
@@ -57,28 +56,29 @@ class LossTargetDtype(DtypeRule):
     summary = "BCE / BCEWithLogits / Huber loss target of a dtype torch rejects"
     severity = "error"
     listens = (cst.Call,)
+    ops = loss_ops(_BINARY_LOSSES)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"Found dtype \w+ but expected \w+|result type \w+ can't be cast|"
                                            r"Subtraction, the `-` operator, with two bool tensors",
                            pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
-        found = symbol_or_module(ctx, node, _BINARY_LOSSES, _BINARY_LOSS_MODULES)
+        found = loss_call(ctx, node, _BINARY_LOSSES)
         if found is None:
             return
-        name, args = found
-        pred, target = args.get(0, "input"), args.get(1, "target")
-        target_node = args.node(1, "target")
+        name, shown, call = found
+        pred, target = call.arg("input"), call.arg("target")
+        target_node = call.arg_node("target")
         if not all_dtypes(pred, is_float) or dtypes_of(target) is None:
             return
         p, t = one(pred), one(target)
         message = None
         when = "raises RuntimeError"
-        if name in ("binary_cross_entropy", "BCELoss"):
+        if name == "binary_cross_entropy":
             if p is not None and never_equal(pred, target):
                 message = (f"Found dtype {scalar_type_name(t)} but expected {scalar_type_name(p)}" if t
                            else f"Found dtype ... but expected {scalar_type_name(p)}")
-        elif name in ("binary_cross_entropy_with_logits", "BCEWithLogitsLoss"):
+        elif name == "binary_cross_entropy_with_logits":
             if all_dtypes(target, lambda d: category(d) == Category.INT):
                 message = (f"result type Float can't be cast to the desired output type "
                            f"{scalar_type_name(t) if t else 'Long'}")
@@ -97,7 +97,7 @@ class LossTargetDtype(DtypeRule):
                       safe=False)
         target_text = code(target_node, 30) if target_node is not None else "target"
         self.flag(ctx, node,
-                  f"`{name}` with a {show(pred)} input and a {show(target)} target{origin_note(target)} "
+                  f"`{shown}` with a {show(pred)} input and a {show(target)} target{origin_note(target)} "
                   f"{when} (torch: {said(message)}); convert the target: "
                   f"`{cast_text(target_text, p or FLOAT32)}`",
                   origin=target.origin, fix=fix)

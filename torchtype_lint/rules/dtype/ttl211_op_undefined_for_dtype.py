@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ...findings import Fix
-from ...knowledge.float_only_ops import ACCEPTS_DTYPE, FLOAT_ONLY, FUNCTIONAL, LINALG_NORMS, MODULES
-from ...values import FLOAT32, ModuleValue, TensorValue
+from ...knowledge.float_only_ops import ACCEPTS_DTYPE, FLOAT_ONLY, OP_NAMES
+from ...knowledge.ops import METHOD
+from ...values import FLOAT32
 from ..base import RuntimeClaim, register
 from ..dtype_support import (
     DtypeRule, all_dtypes, cast_expr, code, is_int_or_bool, one, origin_note, said,
@@ -53,6 +54,7 @@ class OpUndefinedForDtype(DtypeRule):
     summary = "mean/std/var/softmax/norm on an integer or bool tensor (float-only ops)"
     severity = "error"
     listens = (cst.Call,)
+    ops = frozenset(OP_NAMES)
     fix_safety = "safe"
     # NotImplementedError is a RuntimeError subclass.
     runtime = RuntimeClaim("RuntimeError", r"could not infer output dtype|only support floating point|"
@@ -61,33 +63,11 @@ class OpUndefinedForDtype(DtypeRule):
                                            r"expected input to have floating point", pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
-        callee = ctx.callee(node)
-        if callee is None or callee.args.has_star:
+        call = ctx.op_call(node)
+        if call is None or call.has_star or (call.spelling == METHOD and call.receiver_node is None):
             return
-        args = callee.args
-        receiver_node = None
-        if callee.kind == "method" and isinstance(callee.receiver, TensorValue) and callee.name in FLOAT_ONLY \
-                and isinstance(node.func, cst.Attribute):
-            op, x, receiver_node = callee.name, callee.receiver, node.func.value
-            label = f".{op}()"
-        elif callee.kind == "symbol" and callee.name.startswith("torch.nn.functional.") and \
-                callee.name[20:] in FUNCTIONAL | {"cross_entropy"}:
-            op, x = callee.name[20:], args.get(0, "input")
-            label = f"F.{op}"
-            if op == "normalize":
-                op = "norm"
-            if op == "cross_entropy":
-                op = "log_softmax"
-        elif callee.kind == "symbol" and callee.name.startswith("torch.") and (
-                callee.name[6:] in FLOAT_ONLY or callee.name in LINALG_NORMS):
-            op = "norm" if callee.name.startswith("torch.linalg.") else callee.name[6:]
-            x, label = args.get(0, "input"), callee.name
-        elif callee.kind == "module" and isinstance(callee.receiver, ModuleValue) and (
-                callee.receiver.short_name in MODULES or callee.receiver.short_name == "CrossEntropyLoss"):
-            op = MODULES.get(callee.receiver.short_name, "log_softmax")
-            x, label = args.get(0, "input"), f"nn.{callee.receiver.short_name}"
-        else:
-            return
+        op, args, label, receiver_node = OP_NAMES[call.op], call.args, call.label, call.receiver_node
+        x = call.arg("input")
         if "dtype" in args.kw and op in ACCEPTS_DTYPE:
             return
         if not all_dtypes(x, is_int_or_bool):

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ...values import describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
-from .call_matchers import _loss_call
+from .call_matchers import LOSS_OPS, _loss_call
 from .known import _known, _shape
 from .messages import _subject, _with_origin, shape_origin
 from ..context import RuleContext
@@ -48,6 +48,7 @@ class LossBatchMismatch(Rule):
     name = "loss-shape-mismatch"
     summary = "classification loss with input and target of incompatible shapes"
     listens = (cst.Call,)
+    ops = LOSS_OPS
     runtime = RuntimeClaim(
         "ValueError",
         r"Expected input batch_size \(\d+\) to match target batch_size \(\d+\)|"

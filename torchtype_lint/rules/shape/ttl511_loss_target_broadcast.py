@@ -7,7 +7,7 @@ import libcst as cst
 from ...knowledge import shapes as S
 from ...values import describe_shape, numel
 from ..base import Rule, RuntimeClaim, register
-from .call_matchers import _loss_call
+from .call_matchers import LOSS_OPS, _loss_call
 from .known import _shape
 from .messages import _subject, _with_origin, shape_origin
 from ..context import RuleContext
@@ -47,6 +47,7 @@ class LossTargetBroadcast(Rule):
     summary = "regression loss whose input and target broadcast to a bigger shape (wrong loss)"
     severity = "warning"
     listens = (cst.Call,)
+    ops = LOSS_OPS
     runtime = RuntimeClaim("AssertionError")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:

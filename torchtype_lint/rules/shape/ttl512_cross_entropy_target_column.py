@@ -6,7 +6,7 @@ import libcst as cst
 
 from ...values import TensorValue, describe_shape, is_integral
 from ..base import Rule, RuntimeClaim, expr_text, register
-from .call_matchers import _loss_call
+from .call_matchers import LOSS_OPS, _loss_call
 from .known import _known, _shape
 from .messages import _subject, _with_origin, shape_origin
 from ..context import RuleContext
@@ -48,6 +48,7 @@ class CrossEntropyTargetColumn(Rule):
     name = "cross-entropy-target-column"
     summary = "cross_entropy/nll_loss class-index target of shape (N, 1) instead of (N,)"
     listens = (cst.Call,)
+    ops = LOSS_OPS
     runtime = RuntimeClaim("RuntimeError", r"0D or 1D target tensor expected, multi-target not supported")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
