@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchtype_lint.check import check_bytes
+from torchtype_lint.check import check_bytes, check_source
 from torchtype_lint.notebook import check_notebook_source
 
 CODE = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
@@ -35,7 +35,7 @@ def _cell(**fields: Any) -> Dict[str, Any]:
 
 
 def _findings(raw: str) -> List[Any]:
-    return check_notebook_source(raw, "nb.ipynb").findings
+    return check_notebook_source(raw, "nb.ipynb", check_source=check_source).findings
 
 
 def test_the_base_notebook_is_checked():

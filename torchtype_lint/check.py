@@ -76,10 +76,11 @@ def check_path(path: str, settings: Optional[Settings] = None, display_path: Opt
 
 def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
     if path.endswith(".ipynb"):
-        # A notebook is JSON: its code cells are checked as one program (see notebook.py).
+        # A notebook is JSON: its code cells are checked as one program (see notebook.py),
+        # by check_source, which notebook.py is given rather than importing this module.
         from .notebook import check_notebook_bytes
 
-        return check_notebook_bytes(data, path, settings)
+        return check_notebook_bytes(data, path, settings, check_source=check_source)
     try:
         source = decode_source(data)
     except DecodeError as exc:

@@ -12,6 +12,9 @@ old file or the new one, never half of each. Just before the rename the file is 
 its bytes are no longer those we analysed (an editor saved it meanwhile), nothing is written. A
 file that cannot be written, or that changed, becomes a ``TTL001`` finding for that file only
 (like ruff's ``E902``); the other files are still fixed and every finding is still reported.
+
+A notebook's code cells are fixed as one program (``fix_notebook``); ``notebook.py`` joins them
+and cuts the fixed text back into cells.
 """
 from __future__ import annotations
 
@@ -31,6 +34,10 @@ import libcst as cst
 
 from .check import DecodeError, Settings, check_source, decode_source, warm_up
 from .findings import Finding, Location
+from .notebook import (
+    NotebookError, check_notebook_path, dump_notebook, is_python_notebook, parse_notebook, set_cell_source,
+    split_fixed, to_cell_findings,
+)
 
 MAX_ROUNDS = 10
 
@@ -156,13 +163,11 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
     line endings. Never raises for a file it cannot write: see ``FixOutcome.error``."""
     post = postprocess or (lambda findings: findings)
     if path.endswith(".ipynb"):
-        from .notebook import check_notebook_path, fix_notebook  # rewrites only the code cells
-
         try:
-            return fix_notebook(path, settings, unsafe, write, postprocess)
+            return fix_notebook(path, settings, unsafe, write, postprocess)  # rewrites only the code cells
         except OSError as exc:  # a changed or unwritable notebook: this file's TTL001, not the run's
             outcome = FixOutcome(path, error=_write_error(exc))
-            outcome.remaining = post(check_notebook_path(path, settings).findings)
+            outcome.remaining = post(check_notebook_path(path, settings, check_source=check_source).findings)
             outcome.remaining += _error_finding(path, outcome.error, settings, post)
             return outcome
     outcome = FixOutcome(path)
@@ -189,6 +194,49 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
                 outcome.fixed, outcome.new_source, outcome.diff = 0, source, ""
                 outcome.remaining = post(check_source(source, path, settings).findings)
                 outcome.remaining += _error_finding(path, outcome.error, settings, post)
+    return outcome
+
+
+def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
+                 postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> FixOutcome:
+    """``fix_file`` for notebooks: the code cells are fixed as one program (``fix_source`` on
+    the joined text), and only the changed cells' sources are written back. Raises ``OSError``
+    (``FileChangedError`` included) when the fixes cannot be written."""
+    post = postprocess or (lambda findings: findings)
+    outcome = FixOutcome(path)
+    try:
+        with open(path, "rb") as handle:
+            original = handle.read()
+        notebook = parse_notebook(original.decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, NotebookError):
+        # Checking it says what is wrong.
+        outcome.remaining = post(check_notebook_path(path, settings, check_source=check_source).findings)
+        return outcome
+    if not notebook.cells or not is_python_notebook(notebook.data):
+        return outcome
+    joined = notebook.joined()
+    fixed, count, remaining = fix_source(joined, path, settings, unsafe, postprocess)
+    new_sources = split_fixed(notebook, fixed) if count else None
+    if new_sources is None:
+        if count:  # the fixes disturbed the cells: write nothing, report the file as it is
+            remaining = post(check_source(joined, path, settings).findings)
+        outcome.remaining = to_cell_findings(notebook, remaining)
+        return outcome
+    diffs = []
+    for cell, new in zip(notebook.cells, new_sources):
+        if new != cell.source:
+            diffs.append(unified_diff(cell.source, new, f"{path}:cell {cell.number}"))
+            set_cell_source(notebook, cell, new)
+    outcome.fixed = count
+    # Re-read what is written so the remaining findings carry the fixed cells' text and lines.
+    fixed_notebook = parse_notebook(dump_notebook(notebook))
+    fixed_notebook.joined()
+    outcome.remaining = to_cell_findings(fixed_notebook, remaining)
+    outcome.diff = "".join(diffs)
+    if write and diffs:
+        # Like a .py file: atomically, and only if nobody saved the notebook meanwhile
+        # (fix_file turns the FileChangedError or a write error into this file's TTL001).
+        write_if_unchanged(path, original, dump_notebook(notebook).encode("utf-8"))
     return outcome
 
 

@@ -17,6 +17,10 @@ in any notebook viewer and is ``cells[n - 1]`` in the JSON), lines are 1-based w
 
 Fixing rewrites only the ``source`` of changed code cells; every other field of the notebook
 (outputs, metadata, ids, key order, indentation) is written back as it was read.
+
+This module neither analyses nor fixes, so it imports neither ``check`` nor ``fix``:
+``check.check_bytes`` passes it ``check_source``, and ``fix.fix_notebook`` uses
+``split_fixed`` and ``set_cell_source`` to write fixed cells back.
 """
 from __future__ import annotations
 
@@ -25,12 +29,14 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .findings import Finding, Location, ProvenanceStep
+from .settings import FileResult, Settings
 
-if TYPE_CHECKING:  # the engine is imported when a notebook is checked, not to read cached findings
-    from .check import FileResult, Settings
+#: ``check.check_source``, passed in: this module only turns a notebook into one Python text
+#: and the findings on it back into cells, so it imports neither the engine nor ``check``.
+CheckSource = Callable[[str, str, Optional[Settings]], FileResult]
 
 NOTEBOOK_SUFFIX = ".ipynb"
 #: Written between cells in the joined text; a comment, so it is valid at any indentation.
@@ -324,10 +330,9 @@ def dump_notebook(notebook: Notebook) -> str:
 # --------------------------------------------------------------------------- checking
 
 
-def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = None) -> FileResult:
+def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = None, *,
+                          check_source: CheckSource) -> FileResult:
     """Lint one notebook's JSON text. Never raises: a broken notebook is one TTL001 finding."""
-    from .check import FileResult, Settings, check_source
-
     settings = settings or Settings()
     try:
         notebook = parse_notebook(raw)
@@ -340,10 +345,8 @@ def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = No
     return FileResult(path, to_cell_findings(notebook, result.findings))
 
 
-def check_notebook_path(path: str, settings: Optional[Settings] = None,
-                        display_path: Optional[str] = None) -> FileResult:
-    from .check import FileResult
-
+def check_notebook_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None, *,
+                        check_source: CheckSource) -> FileResult:
     shown = display_path or path
     try:
         with open(path, "rb") as handle:
@@ -351,23 +354,20 @@ def check_notebook_path(path: str, settings: Optional[Settings] = None,
     except OSError as exc:
         return FileResult(shown, _selected([Finding("TTL001", f"could not read file: {exc.strerror or exc}",
                                                     "error", shown, Location(1, 0, 1, 0))], settings))
-    return check_notebook_bytes(data, shown, settings)
+    return check_notebook_bytes(data, shown, settings, check_source=check_source)
 
 
-def check_notebook_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> FileResult:
-    from .check import FileResult
-
+def check_notebook_bytes(data: bytes, path: str, settings: Optional[Settings] = None, *,
+                         check_source: CheckSource) -> FileResult:
     try:
         raw = data.decode("utf-8-sig")  # nbformat files are UTF-8 JSON
     except UnicodeDecodeError as exc:
         return FileResult(path, _selected([Finding("TTL001", f"could not decode notebook as UTF-8: {exc.reason}",
                                                    "error", path, Location(1, 0, 1, 0))], settings))
-    return check_notebook_source(raw, path, settings)
+    return check_notebook_source(raw, path, settings, check_source=check_source)
 
 
 def _selected(findings: List[Finding], settings: Optional[Settings]) -> List[Finding]:
-    from .check import Settings
-
     return [f for f in findings if (settings or Settings()).selection.is_enabled(f.code, True)]
 
 
@@ -454,49 +454,8 @@ def split_fixed(notebook: Notebook, fixed: str) -> Optional[List[str]]:
     return sources
 
 
-def _set_source(cell: Dict[str, Any], text: str) -> None:
+def set_cell_source(notebook: Notebook, cell: CodeCell, text: str) -> None:
+    """Write ``text`` into the notebook's JSON as the source of ``cell``."""
+    entry = notebook.data["cells"][cell.number - 1]
     # Keep the notebook's own representation: nbformat writes a list of lines.
-    cell["source"] = text.splitlines(keepends=True) if isinstance(cell.get("source"), list) else text
-
-
-def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = False, write: bool = True,
-                 postprocess: Optional[Callable[[List[Finding]], List[Finding]]] = None) -> Any:
-    """``fix.fix_file`` for notebooks: same arguments, returns a ``fix.FixOutcome``."""
-    from .check import check_source
-    from .fix import FixOutcome, fix_source, unified_diff, write_if_unchanged
-
-    post = postprocess or (lambda findings: findings)
-    outcome = FixOutcome(path)
-    try:
-        with open(path, "rb") as handle:
-            original = handle.read()
-        notebook = parse_notebook(original.decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, NotebookError):
-        outcome.remaining = post(check_notebook_path(path, settings).findings)  # says what is wrong
-        return outcome
-    if not notebook.cells or not is_python_notebook(notebook.data):
-        return outcome
-    joined = notebook.joined()
-    fixed, count, remaining = fix_source(joined, path, settings, unsafe, postprocess)
-    new_sources = split_fixed(notebook, fixed) if count else None
-    if new_sources is None:
-        if count:  # the fixes disturbed the cells: write nothing, report the file as it is
-            remaining = post(check_source(joined, path, settings).findings)
-        outcome.remaining = to_cell_findings(notebook, remaining)
-        return outcome
-    diffs = []
-    for cell, new in zip(notebook.cells, new_sources):
-        if new != cell.source:
-            diffs.append(unified_diff(cell.source, new, f"{path}:cell {cell.number}"))
-            _set_source(notebook.data["cells"][cell.number - 1], new)
-    outcome.fixed = count
-    # Re-read what is written so the remaining findings carry the fixed cells' text and lines.
-    fixed_notebook = parse_notebook(dump_notebook(notebook))
-    fixed_notebook.joined()
-    outcome.remaining = to_cell_findings(fixed_notebook, remaining)
-    outcome.diff = "".join(diffs)
-    if write and diffs:
-        # Like a .py file: atomically, and only if nobody saved the notebook meanwhile
-        # (fix_file turns the FileChangedError or a write error into this file's TTL001).
-        write_if_unchanged(path, original, dump_notebook(notebook).encode("utf-8"))
-    return outcome
+    entry["source"] = text.splitlines(keepends=True) if isinstance(entry.get("source"), list) else text
