@@ -131,4 +131,3 @@ class RuleContext:
     def settle_cause(self, node: Any) -> None:
         """``node`` (a root cause) is handled by the code itself: warnings about it go."""
         self.settled_causes.add(node)
-

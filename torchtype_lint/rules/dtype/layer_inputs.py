@@ -6,7 +6,8 @@ from typing import Optional
 import libcst as cst
 
 from ...values import FLOAT32, ModuleValue, Category, category
-from ..dtype_support import NORM_LAYERS, c10_name, first_layer, scalar_type_name
+from ..dtype_names import c10_name, scalar_type_name
+from ..layers import NORM_LAYERS, first_layer
 from ..torch_messages import TorchMessage
 from ..context import RuleContext
 

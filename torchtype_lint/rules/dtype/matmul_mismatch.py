@@ -1,14 +1,15 @@
 """A matrix product whose operands' dtypes differ: torch's wordings and the TTL201/TTL401 report."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Tuple
 
 from ...findings import Fix
+from ...knowledge.ops import FUNCTION, MATRIX_PRODUCTS
 from ...values import FLOAT32, INT64, Value
-from ..dtype_support import (
-    DtypeRule, cast_expr, cast_text, castable, code, dtypes_of, matmul_message, one, origin_note,
-    rank, said, show,
-)
+from ..dtype_names import c10_name, one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import dtypes_of, rank
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, cast_text, castable, code
 from ..context import RuleContext
 
 MATMUL_PATTERN = (r"same dtype|expected scalar type \w+ but found \w+|both inputs should have same dtype")
@@ -51,3 +52,35 @@ def report_mismatch(rule: DtypeRule, ctx: RuleContext, node: Any, op: str, label
               f"promote dtypes (torch: {said(torch_says)}); {what} is {show(culprit)}"
               f"{origin_note(culprit)}; {hint}",
               origin=culprit.origin, fix=fix)
+
+
+def matmul_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[str, str, Value, Value, Any, Any]]:
+    """(op, how it reads, left, right, left node, right node) when ``node`` is a matrix
+    product, however it is spelled (``torch.mm(a, b)``, ``a.mm(b)``, ``a @ b``...)."""
+    call = ctx.op_call(node)
+    if call is None or call.has_star or call.op not in MATRIX_PRODUCTS:
+        return None
+    if call.op == "torch.einsum":
+        args = call.args
+        if call.spelling != FUNCTION or len(args.pos) != 3:
+            return None
+        return call.op, call.label, args.pos[1], args.pos[2], args.pos_nodes[1], args.pos_nodes[2]
+    left, right = MATRIX_PRODUCTS[call.op]
+    return (call.op, call.label, call.arg(left), call.arg(right), call.arg_node(left),
+            call.arg_node(right))
+
+
+def matmul_message(op: str, a: str, b: str, a_rank: Optional[int], b_rank: Optional[int]) -> str:
+    """The first line torch 2.13 prints for matrix product ``op`` of dtypes ``a`` and ``b`` (CPU)."""
+    if op in ("torch.bmm", "torch.einsum", "torch.baddbmm", "torch.cdist"):
+        return f"expected scalar type {scalar_type_name(a)} but found {scalar_type_name(b)}"
+    if op in ("torch.tensordot", "torch.inner"):
+        return "both inputs should have same dtype"
+    if op == "torch.dot" or (a_rank == 1 and b_rank == 1 and op == "torch.matmul"):
+        return (f"dot : expected both vectors to have same dtype, but found "
+                f"{scalar_type_name(a)} and {scalar_type_name(b)}")
+    if op in ("torch.mv", "torch.addmv"):
+        return "addmv input tensors must have the same dtype"
+    if op in ("torch.addmm", "torch.addbmm"):
+        return "self and mat2 must have the same dtype"
+    return f"expected m1 and m2 to have the same dtype, but got: {c10_name(a)} != {c10_name(b)}"

@@ -7,10 +7,11 @@ import libcst as cst
 from ...findings import Fix
 from ...values import TensorValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    MATMUL_LAYERS, NORM_LAYERS, DtypeRule, all_dtypes, cast_expr, cast_text, castable, code,
-    is_float, is_int_or_bool, one, origin_note, show,
-)
+from ..dtype_names import one, origin_note, show
+from ..dtype_predicates import all_dtypes, is_float, is_int_or_bool
+from ..dtype_rule import DtypeRule
+from ..layers import MATMUL_LAYERS, NORM_LAYERS
+from ..source_edits import cast_expr, cast_text, castable, code
 from .layer_inputs import layer_message, module_call
 from ..context import RuleContext
 

@@ -7,10 +7,11 @@ import libcst as cst
 from ...findings import Fix
 from ...values import FLOAT32, TensorValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    RNN_LAYERS, DtypeRule, cast_expr, cast_text, castable, code, mismatch_kind,
-    module_dtype_changed, one, origin_note, said, show, torch_name,
-)
+from ..dtype_names import one, origin_note, said, show, torch_name
+from ..dtype_predicates import mismatch_kind
+from ..dtype_rule import DtypeRule
+from ..layers import RNN_LAYERS, module_dtype_changed
+from ..source_edits import cast_expr, cast_text, castable, code
 from .layer_inputs import module_call
 from ..context import RuleContext
 

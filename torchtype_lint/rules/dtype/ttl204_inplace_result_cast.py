@@ -10,10 +10,10 @@ from ...knowledge import dtypes as D
 from ...knowledge import torch_api as T
 from ...values import ScalarValue, TensorValue, Value
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, code, dtypes_of, is_bool, is_float, is_int_or_bool, one, origin_note,
-    said, scalar_type_name, show,
-)
+from ..dtype_names import one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import all_dtypes, dtypes_of, is_bool, is_float, is_int_or_bool
+from ..dtype_rule import DtypeRule
+from ..source_edits import code
 from ..context import RuleContext
 
 _AUG_OPS = {"AddAssign": "+", "SubtractAssign": "-", "MultiplyAssign": "*", "DivideAssign": "/",

@@ -8,9 +8,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, code, never_equal, one, origin_note, rank, said, scalar_type_name, show,
-)
+from ..dtype_names import one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import all_dtypes, never_equal, rank
+from ..dtype_rule import DtypeRule
+from ..source_edits import code
 from ..context import RuleContext
 
 _SCATTER_METHODS = {
@@ -128,5 +129,5 @@ class IndexPutDtype(DtypeRule):
 
 
 def _paren(node: Any) -> Any:
-    from ..dtype_support import paren
+    from ..source_edits import paren
     return paren(node)

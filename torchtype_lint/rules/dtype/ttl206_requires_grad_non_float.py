@@ -8,10 +8,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import BOOL, ScalarValue, TensorValue, Value
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, code, dtype_attr, is_int_or_bool, one, origin_note, show,
-    torch_module_expr,
-)
+from ..dtype_names import one, origin_note, show
+from ..dtype_predicates import all_dtypes, is_int_or_bool
+from ..dtype_rule import DtypeRule
+from ..source_edits import code, dtype_attr, torch_module_expr
 from ..context import RuleContext
 
 _PARAMETER = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}

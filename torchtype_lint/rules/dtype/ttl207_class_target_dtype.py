@@ -7,10 +7,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import FLOAT32, INT64, UINT8, TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_float, one, origin_note, rank,
-    said, scalar_type_name, show,
-)
+from ..dtype_names import one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import all_dtypes, dtypes_of, is_float, rank
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, cast_text, code
 from .losses import loss_call, loss_ops
 from ..context import RuleContext
 

@@ -7,10 +7,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import FLOAT32, Category, category
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, cast_expr, cast_text, code, dtypes_of, is_bool, is_float, never_equal,
-    one, origin_note, said, scalar_type_name, show,
-)
+from ..dtype_names import one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import all_dtypes, dtypes_of, is_bool, is_float, never_equal
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, cast_text, code
 from .losses import loss_call, loss_ops
 from ..context import RuleContext
 

@@ -8,7 +8,10 @@ from ...findings import Fix
 from ...knowledge import dtypes as D
 from ...values import BOOL, INT32, INT64, ModuleValue, TensorValue, Value
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, one, origin_note, said, show
+from ..dtype_names import one, origin_note, said, show
+from ..dtype_predicates import all_dtypes
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, code
 from ..context import RuleContext
 
 _INDEX_OK = (INT64, INT32)

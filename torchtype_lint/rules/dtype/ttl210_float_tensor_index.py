@@ -8,7 +8,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import BOOL, INT32, INT64, UINT8, ScalarValue, TensorValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, origin_note, show
+from ..dtype_names import origin_note, show
+from ..dtype_predicates import all_dtypes
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, code
 from ..context import RuleContext
 
 _INDEXING_OK = (INT64, INT32, UINT8, BOOL)

@@ -9,10 +9,10 @@ from ...knowledge.float_only_ops import ACCEPTS_DTYPE, FLOAT_ONLY, OP_NAMES
 from ...knowledge.ops import METHOD
 from ...values import FLOAT32
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, all_dtypes, cast_expr, code, is_int_or_bool, one, origin_note, said,
-    scalar_type_name, show,
-)
+from ..dtype_names import one, origin_note, said, scalar_type_name, show
+from ..dtype_predicates import all_dtypes, is_int_or_bool
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, code
 from ..context import RuleContext
 
 

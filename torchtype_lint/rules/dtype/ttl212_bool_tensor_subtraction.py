@@ -8,7 +8,10 @@ import libcst as cst
 from ...findings import Fix
 from ...values import FLOAT32, INT64
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, all_dtypes, cast_expr, code, is_bool, origin_note, said
+from ..dtype_names import origin_note, said
+from ..dtype_predicates import all_dtypes, is_bool
+from ..dtype_rule import DtypeRule
+from ..source_edits import cast_expr, code
 from ..context import RuleContext
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ...knowledge import dtypes as D
 from ...values import DTypeValue, TensorValue
-from ..dtype_support import conversion_in_chain
+from ..numpy.conversions import conversion_in_chain
 from ..context import RuleContext
 
 

@@ -22,9 +22,9 @@ import libcst as cst
 from ...findings import Fix
 from ...values import FLOAT64, ArrayValue, Origin
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    DtypeRule, code, conversion_name, dtype_attr, method_call, paren, torch_module_expr,
-)
+from ..dtype_rule import DtypeRule
+from ..numpy.conversions import conversion_name
+from ..source_edits import code, dtype_attr, method_call, paren, torch_module_expr
 from .later_casts import mark_later_casts
 from ..context import RuleContext
 

@@ -7,7 +7,9 @@ import libcst as cst
 
 from ...values import TOP, ArrayValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, code, conversion_name
+from ..dtype_rule import DtypeRule
+from ..numpy.conversions import conversion_name
+from ..source_edits import code
 from ..numpy.later_casts import mark_later_casts
 from ..context import RuleContext
 

@@ -6,7 +6,10 @@ import libcst as cst
 
 from ...values import Category, category
 from ..base import RuntimeClaim, register
-from ..dtype_support import DtypeRule, all_dtypes, code, is_float, origin_note, show
+from ..dtype_names import origin_note, show
+from ..dtype_predicates import all_dtypes, is_float
+from ..dtype_rule import DtypeRule
+from ..source_edits import code
 from ..context import RuleContext
 
 

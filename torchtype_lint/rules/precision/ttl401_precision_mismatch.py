@@ -8,12 +8,12 @@ import libcst as cst
 from ...findings import Fix
 from ...values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
 from ..base import RuntimeClaim, register
-from ..dtype_support import (
-    module_dtype_changed,
-    castable,
-    MATMUL_LAYERS, NORM_LAYERS, DtypeRule, cast_expr, cast_text, code, dtypes_of, is_float,
-    matmul_operands, mismatch_kind, one, origin_note, pairs, show,
-)
+from ..dtype.matmul_mismatch import matmul_operands
+from ..dtype_names import one, origin_note, show
+from ..dtype_predicates import dtypes_of, is_float, mismatch_kind, pairs
+from ..dtype_rule import DtypeRule
+from ..layers import MATMUL_LAYERS, NORM_LAYERS, module_dtype_changed
+from ..source_edits import cast_expr, cast_text, castable, code
 from ..dtype.layer_inputs import layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..torch_messages import TorchMessage

@@ -8,7 +8,7 @@ import libcst as cst
 from ...knowledge import shapes as S
 from ...values import describe_shape
 from ..base import Rule, RuntimeClaim, register
-from ..dtype_support import matmul_operands
+from ..dtype.matmul_mismatch import matmul_operands
 from .known import _known, _shape
 from .messages import shape_origin
 from ..context import RuleContext
