@@ -43,6 +43,27 @@ FLOAT_DTYPES: FrozenSet[str] = frozenset(
 )
 COMPLEX_DTYPES: FrozenSet[str] = frozenset({COMPLEX64, COMPLEX128, "complex32"})
 
+_SIGNED = frozenset({"int2", "int4", INT8, INT16, INT32, INT64})
+_UNSIGNED = frozenset({"uint2", "uint4", UINT8, "uint16", "uint32", "uint64"})
+_FLOATING = frozenset({FLOAT16, BFLOAT16, FLOAT32, FLOAT64, "float8_e4m3fn", "float8_e4m3fnuz",
+                       "float8_e5m2", "float8_e5m2fnuz"})
+_COMPLEX = frozenset({COMPLEX64, COMPLEX128})
+
+#: The dtype families an annotation can promise as a whole (``Float[Tensor, ...]`` is any of
+#: "float"), by the words messages use for them: "any float". They are jaxtyping's families
+#: restricted to torch dtypes: knowledge/annotations.py names its classes after them and
+#: tests/test_knowledge_annotations.py checks them against the installed jaxtyping.
+DTYPE_FAMILIES: Dict[str, FrozenSet[str]] = {
+    "float": _FLOATING,
+    "signed int": _SIGNED,
+    "unsigned int": _UNSIGNED,
+    "int": _SIGNED | _UNSIGNED,
+    "real": _FLOATING | _SIGNED | _UNSIGNED,
+    "number": _FLOATING | _SIGNED | _UNSIGNED | _COMPLEX,
+    "float or complex": _FLOATING | _COMPLEX,
+    "complex": _COMPLEX,
+}
+
 #: A set of possible dtypes; ``None`` means "could be anything" (top).
 DTypes = Optional[FrozenSet[str]]
 
@@ -91,26 +112,13 @@ def describe_dtypes(dtypes: DTypes) -> str:
         return next(iter(dtypes))
     if len(dtypes) > 4:
         # The big sets come from annotations (jaxtyping's Float, Real...): name them.
-        name = _named_dtype_sets().get(dtypes)
-        if name is not None:
-            return name
+        family = _FAMILY_OF.get(dtypes)
+        if family is not None:
+            return f"any {family}"
     return "{" + ", ".join(sorted(dtypes, key=_dtype_order)) + "}"
 
 
-_NAMED_SETS: Dict[FrozenSet[str], str] = {}
-
-
-def _named_dtype_sets() -> Dict[FrozenSet[str], str]:
-    if not _NAMED_SETS:
-        from .knowledge.annotations import JAXTYPING_DTYPES  # late: knowledge imports values
-
-        names = {"Float": "any float", "Int": "any signed int", "UInt": "any unsigned int",
-                 "Integer": "any int", "Real": "any real", "Num": "any number",
-                 "Inexact": "any float or complex", "Complex": "any complex"}
-        for cls, label in names.items():
-            if JAXTYPING_DTYPES.get(cls):
-                _NAMED_SETS[JAXTYPING_DTYPES[cls]] = label
-    return _NAMED_SETS
+_FAMILY_OF: Dict[FrozenSet[str], str] = {dtypes: name for name, dtypes in DTYPE_FAMILIES.items()}
 
 
 def _dtype_order(dtype: str) -> Tuple[int, str]:

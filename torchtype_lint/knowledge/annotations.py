@@ -4,38 +4,35 @@ from __future__ import annotations
 from typing import FrozenSet, Optional, Tuple
 
 from ..values import (
-    BFLOAT16, BOOL, COMPLEX64, COMPLEX128, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
+    BFLOAT16, BOOL, COMPLEX64, COMPLEX128, DTYPE_FAMILIES, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
     INT64, UINT8, Dim, Shape,
 )
 
-_INTS = frozenset({"int2", "int4", INT8, INT16, INT32, INT64})
-_UINTS = frozenset({"uint2", "uint4", UINT8, "uint16", "uint32", "uint64"})
-_FLOAT8 = frozenset({"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"})
-_FLOATS = frozenset({FLOAT16, BFLOAT16, FLOAT32, FLOAT64}) | _FLOAT8
-_COMPLEX = frozenset({COMPLEX64, COMPLEX128})
-
 #: jaxtyping dtype classes and the torch dtypes each admits: jaxtyping's own dtype list for
 #: the class (jaxtyping 0.3), restricted to names that are torch dtypes, since jaxtyping
-#: compares a tensor's dtype name with that list. Checked against the installed jaxtyping in
-#: tests/test_knowledge_annotations.py. ``Shaped`` admits any dtype (None).
+#: compares a tensor's dtype name with that list. The classes that admit a whole family take
+#: it from ``values.DTYPE_FAMILIES`` (so messages can name it: "any float"). Checked against
+#: the installed jaxtyping in tests/test_knowledge_annotations.py. ``Shaped`` admits any
+#: dtype (None).
 JAXTYPING_DTYPES: dict = {
     "Shaped": None,
     "Bool": frozenset({BOOL}),
-    "UInt": _UINTS, "UInt2": frozenset({"uint2"}), "UInt4": frozenset({"uint4"}),
+    "UInt": DTYPE_FAMILIES["unsigned int"], "UInt2": frozenset({"uint2"}), "UInt4": frozenset({"uint4"}),
     "UInt8": frozenset({UINT8}), "UInt16": frozenset({"uint16"}),
     "UInt32": frozenset({"uint32"}), "UInt64": frozenset({"uint64"}),
-    "Int": _INTS, "Int2": frozenset({"int2"}), "Int4": frozenset({"int4"}),
+    "Int": DTYPE_FAMILIES["signed int"], "Int2": frozenset({"int2"}), "Int4": frozenset({"int4"}),
     "Int8": frozenset({INT8}), "Int16": frozenset({INT16}),
     "Int32": frozenset({INT32}), "Int64": frozenset({INT64}),
-    "Integer": _INTS | _UINTS,
-    "Float": _FLOATS, "Float16": frozenset({FLOAT16}), "BFloat16": frozenset({BFLOAT16}),
+    "Integer": DTYPE_FAMILIES["int"],
+    "Float": DTYPE_FAMILIES["float"], "Float16": frozenset({FLOAT16}), "BFloat16": frozenset({BFLOAT16}),
     "Float32": frozenset({FLOAT32}), "Float64": frozenset({FLOAT64}),
     "Float8e4m3fn": frozenset({"float8_e4m3fn"}), "Float8e4m3fnuz": frozenset({"float8_e4m3fnuz"}),
     "Float8e5m2": frozenset({"float8_e5m2"}), "Float8e5m2fnuz": frozenset({"float8_e5m2fnuz"}),
-    "Complex": _COMPLEX, "Complex64": frozenset({COMPLEX64}), "Complex128": frozenset({COMPLEX128}),
-    "Inexact": _FLOATS | _COMPLEX,
-    "Real": _FLOATS | _INTS | _UINTS,
-    "Num": _FLOATS | _INTS | _UINTS | _COMPLEX,
+    "Complex": DTYPE_FAMILIES["complex"], "Complex64": frozenset({COMPLEX64}),
+    "Complex128": frozenset({COMPLEX128}),
+    "Inexact": DTYPE_FAMILIES["float or complex"],
+    "Real": DTYPE_FAMILIES["real"],
+    "Num": DTYPE_FAMILIES["number"],
 }
 
 
