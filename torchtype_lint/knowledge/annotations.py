@@ -7,6 +7,8 @@ from ..values import (
     BFLOAT16, BOOL, COMPLEX64, COMPLEX128, DTYPE_FAMILIES, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
     INT64, UINT8, Dim, Shape,
 )
+# ShapeSpecError is also this module's: the engine catches it as annotations.ShapeSpecError.
+from .jaxtyping_shapes import DimSpec, ShapeSpecError, parse_jaxtyping_shape  # noqa: F401
 
 #: jaxtyping dtype classes and the torch dtypes each admits: jaxtyping's own dtype list for
 #: the class (jaxtyping 0.3), restricted to names that are torch dtypes, since jaxtyping
@@ -36,72 +38,30 @@ JAXTYPING_DTYPES: dict = {
 }
 
 
-class ShapeSpecError(ValueError):
-    """A jaxtyping shape string that jaxtyping itself would reject."""
-
-
 def parse_shape_string(spec: str) -> Tuple[Shape, Tuple[str, ...]]:
-    """Parse a jaxtyping shape string into (shape, variadic names).
+    """A jaxtyping shape string as the engine's shape: (shape, variadic dims as written).
 
-    Returns the shape as a tuple of dims (named dims become their name, ``_`` and ``#x``
-    broadcastable dims become unknown) or None when a variadic (``*batch`` / ``...``) makes
-    the rank unknown. Raises ShapeSpecError for strings jaxtyping rejects.
+    The shape is a tuple of dims (fixed sizes stay ints, named dims become their name, every
+    other dim is unknown) or None when a variadic (``*batch`` / ``...``) makes the rank
+    unknown. Raises ShapeSpecError for strings jaxtyping rejects (see ``jaxtyping_shapes``).
     """
-    dims = []
-    variadics = []
-    for token in spec.split():
-        if "," in token and "(" not in token:  # min(a,b) may hold a comma; "b,c" may not
-            raise ShapeSpecError("dimensions are separated by spaces, not commas")
-        dim, is_variadic = _parse_dim(token)
-        if is_variadic:
-            variadics.append(token)
-        dims.append(dim)
-    if len(variadics) > 1:
-        raise ShapeSpecError(f"more than one variadic dimension: {', '.join(variadics)}")
+    dims = parse_jaxtyping_shape(spec)
+    variadics = tuple(dim.token for dim in dims if dim.variadic)
     if variadics:
-        return None, tuple(variadics)
-    return tuple(dims), ()
+        return None, variadics
+    return tuple(_engine_dim(dim) for dim in dims), ()
 
 
-def _parse_dim(token: str) -> Tuple[Dim, bool]:
-    """One token: an int (fixed), a str (a named dim, bound per call) or None (anything:
-    anonymous ``_x``, broadcastable ``#x``, ``?x``, or an expression such as ``n-1``)."""
-    if token == "...":
-        return None, True
-    if "=" in token:  # "doc=spec": the text before '=' is documentation only
-        token = token.split("=", 1)[1]
-        if not token:
-            raise ShapeSpecError("nothing after '=' in a dimension")
-    modifiers = ""
-    body = token
-    while body and body[0] in "*#?":
-        if body[0] in modifiers:
-            raise ShapeSpecError(f"{token!r} repeats the modifier {body[0]!r}")
-        modifiers += body[0]
-        body = body[1:]
-    anonymous = body.startswith("_")
-    if not body:
-        raise ShapeSpecError(f"dimension {token!r} has no name")
-    if body == "_" and "#" in modifiers:
-        raise ShapeSpecError(f"{token!r}: '#' cannot be combined with an anonymous '_' dimension")
-    variadic = "*" in modifiers
-    if body.isdigit():
-        if variadic or "?" in modifiers:
-            raise ShapeSpecError(f"{token!r}: a fixed-size dimension cannot be variadic")
-        return (None if "#" in modifiers else int(body)), False
-    if anonymous and body[1:].isdigit():
-        raise ShapeSpecError(f"{token!r}: an anonymous dimension cannot be a number")
-    if body.isidentifier():
-        if anonymous or "#" in modifiers or "?" in modifiers:
-            return None, variadic
-        return body, variadic
-    # A symbolic expression (jaxtyping evaluates it at call time): unknown here.
-    if variadic or anonymous:
-        raise ShapeSpecError(f"{token!r}: an expression cannot be variadic or anonymous")
-    allowed = set("_+-*/() ,")
-    if not (body[0].isalnum() or body[0] in "(_") or not all(c.isalnum() or c in allowed for c in body):
-        raise ShapeSpecError(f"{token!r} is not a valid dimension")
-    return None, False
+def _engine_dim(dim: DimSpec) -> Dim:
+    """An int (fixed), a str (named: bound per call) or None (anything): anonymous, symbolic,
+    broadcastable (``#x`` may be 1) and tree-path dependent (``?x``) dims are unknown."""
+    if dim.broadcastable or dim.treepath:
+        return None
+    if dim.kind == "fixed":
+        return dim.value if dim.value >= 0 else None  # jaxtyping takes "-1", no tensor has it
+    if dim.kind == "named":
+        return dim.value or None  # "b=" and "*" name a dim ""
+    return None
 
 
 def tensor_annotation_dtypes(class_name: str) -> Optional[FrozenSet[str]]:

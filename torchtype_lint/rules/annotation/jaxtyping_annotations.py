@@ -8,8 +8,8 @@ from typing import Any, Dict, List, Optional
 import libcst as cst
 
 from ...knowledge.annotations import JAXTYPING_DTYPES
+from ...knowledge.jaxtyping_shapes import DimSpec, ShapeSpecError, parse_jaxtyping_shape
 from ...values import SymbolValue
-from .shape_strings import DimSpec, MalformedShape, parse_jaxtyping_shape
 from ..context import RuleContext
 
 
@@ -115,5 +115,5 @@ def jaxtyping_annotation(node: Any, ctx: RuleContext) -> Optional[JaxAnnotation]
         return None  # f-string style dims ("{size}") are filled in at runtime
     try:
         return JaxAnnotation(class_name, spec_node, spec, parse_jaxtyping_shape(spec))
-    except MalformedShape as exc:
+    except ShapeSpecError as exc:
         return JaxAnnotation(class_name, spec_node, spec, None, str(exc))

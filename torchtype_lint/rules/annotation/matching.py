@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from ...knowledge.jaxtyping_shapes import DimSpec
 from ...values import COMMON_DTYPES, TensorValue, describe_dtypes, describe_shape
 from .jaxtyping_annotations import JaxAnnotation
-from .shape_strings import DimSpec
 
 
 def match_shape(dims: Sequence[DimSpec], shape: Tuple[Any, ...], bound: Dict[str, Any]) -> Optional[str]:
