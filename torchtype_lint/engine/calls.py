@@ -258,6 +258,36 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
     return TOP
 
 
+#: Module methods that give the module's parameters (or buffers) one by one.
+PARAMETER_ITERATORS = ("parameters", "named_parameters", "buffers", "named_buffers")
+
+
+def parameters_of(interp: "Interpreter", module: Value, named: bool) -> Value:
+    """``model.parameters()``: tensors that *are* the module's parameters, so that replacing
+    one's data (``p.data = p.data.half()``) changes the module (``parameter_replaced``)."""
+    dtypes = module.param_dtypes if isinstance(module, ModuleValue) else None
+    param = TensorValue(dtypes, None, None)
+    interp.parameter_owners[id(param)] = (param, module)  # keeps param alive: ids stay unique
+    element: Value = SequenceValue("tuple", TOP, (StringValue(None), param)) if named else param
+    return SequenceValue("list", element, None)
+
+
+def parameter_replaced(interp: "Interpreter", param: TensorValue, value: Value, node: Any) -> bool:
+    """``p.data = value`` on a parameter from ``model.parameters()``: the module may now hold
+    ``value``'s dtype (weakly: other parameters may keep theirs). False if ``param`` is none."""
+    owner = interp.parameter_owners.get(id(param))
+    if owner is None or owner[0] is not param:
+        return False
+    dtype = value.dtype if isinstance(value, TensorValue) else None
+    set_module_dtype(owner[1], dtype, Origin(node, "a parameter's .data replaced"), weak=True)
+    interp.heap_version += 1
+    return True
+
+
+#: Keywords of ``Module.to`` that never give a dtype.
+_NOT_DTYPE_KEYWORDS = ("device", "non_blocking", "memory_format", "copy")
+
+
 def module_instance_method(interp: "Interpreter", module: Value, name: str, args: CallArgs,
                            node: Any) -> Value:
     """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
@@ -268,17 +298,25 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
                          weak=interp._weak_update(module))
         return module
     if name in ("to", "type"):
-        for value in list(args.pos) + list(args.kw.values()):
+        nodes = list(args.pos_nodes) + [None] * (len(args.pos) - len(args.pos_nodes))
+        given = list(zip(args.pos, nodes)) + [(v, k) for k, v in args.kw.items()]
+        for value, where in given:
             dtype = T.dtype_of_arg(value)
             if dtype is not None:
                 set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
                                  weak=interp._weak_update(module))
             elif T.device_of_arg(value) == "cuda":
                 interp.moves_to_cuda = True
+            elif value is TOP and where not in _NOT_DTYPE_KEYWORDS and not T.device_like_name(where):
+                # `model.to(x)` of an unknown x may be a dtype: the parameters' dtype is unknown
+                set_module_dtype(module, None, Origin(node, f"model.{name}(...)"),
+                                 weak=interp._weak_update(module))
         return module
     if name == "cuda":
         interp.moves_to_cuda = True
         return module
+    if name in PARAMETER_ITERATORS:
+        return parameters_of(interp, module, named=name.startswith("named_"))
     if name in SELF_RETURNING_METHODS:
         return module
     if isinstance(module, InstanceValue) and name in REGISTER_METHODS:

@@ -72,8 +72,10 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
 
 
 def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
-                self_value: Optional[Value]) -> Dict[str, Value]:
-    """Parameter name -> value for a call: arguments, else defaults, else annotations."""
+                self_value: Optional[Value], standalone: bool = False) -> Dict[str, Value]:
+    """Parameter name -> value for a call: arguments, else defaults, else annotations.
+    ``standalone``: no call, so a parameter may hold anything a caller passes: only literal
+    defaults are taken (as before), never the value its ``def`` computed."""
     params = fn.node.params
     names: List[cst.Param] = list(params.posonly_params) + list(params.params)
     bound: Dict[str, Value] = {}
@@ -88,12 +90,13 @@ def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
         elif pname in args.kw:
             bound[pname] = args.kw[pname]
         elif param.default is not None:
-            bound[pname] = _default_value(interp, param)
+            bound[pname] = _default_value(interp, param, standalone)
         else:
             bound[pname] = TOP
     for param in params.kwonly_params:
         pname = param.name.value
-        bound[pname] = args.kw.get(pname, _default_value(interp, param) if param.default is not None else TOP)
+        bound[pname] = args.kw.get(pname, _default_value(interp, param, standalone)
+                                   if param.default is not None else TOP)
     for param in (params.star_arg, params.star_kwarg):
         if isinstance(param, cst.Param):
             bound[param.name.value] = TOP
@@ -105,7 +108,9 @@ def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
     return bound
 
 
-def _default_value(interp: "Interpreter", param: cst.Param) -> Value:
+def _default_value(interp: "Interpreter", param: cst.Param, standalone: bool = False) -> Value:
+    if not standalone and param in interp.param_defaults:
+        return interp.param_defaults[param]  # evaluated when the def ran
     default = param.default
     if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
         return LITERAL_HANDLERS[type(default)](interp, default)
@@ -136,7 +141,7 @@ def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -
     outer = interp.frame
     interp.frame = frame
     try:
-        params = bind_params(interp, fn, CallArgs(), self_value)
+        params = bind_params(interp, fn, CallArgs(), self_value, standalone=True)
     finally:
         interp.frame = outer
     result = run_function(interp, fn, params, frame)

@@ -54,7 +54,7 @@ from ..values import (
 )
 from .annotations import annotation_value
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element
-from .calls import replace_container, replace_tensor
+from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
@@ -114,6 +114,10 @@ class Interpreter:
         self.globals = Frame({})
         self.frame = self.globals
         self.annotated_returns: Dict[Any, Value] = {}
+        #: id(tensor) -> (tensor, module) for the tensors ``model.parameters()`` gave.
+        self.parameter_owners: Dict[int, Tuple[Any, Any]] = {}
+        #: Each parameter's default value, evaluated where its ``def`` ran.
+        self.param_defaults: Dict[Any, Value] = {}
         #: True once the module body ran and only speculative standalone analyses remain.
         self._speculative = False
         #: How many function activations under way were entered from inside a branch.
@@ -478,11 +482,20 @@ class Interpreter:
         fn = FunctionValue(stmt, owner=self.frame.instance)
         for deco in stmt.decorators:
             self.eval(deco.decorator)
+        self._evaluate_defaults(stmt)
         self.bind(stmt.name.value, fn)
         self._pending_functions.append((fn, self.frame))
         if stmt.returns is not None:
             self.annotated_returns[stmt] = annotation_value(self, stmt.returns.annotation)
         return False
+
+    def _evaluate_defaults(self, fnode: cst.FunctionDef) -> None:
+        """Python evaluates parameter defaults once, where the ``def`` runs: a call that omits
+        the argument gets that value (``def build(dtype=torch.float64)``)."""
+        params = fnode.params
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if param.default is not None:
+                self.param_defaults[param] = self.eval(param.default)
 
     def _class_def(self, stmt: cst.ClassDef) -> bool:
         bases = []
@@ -509,6 +522,7 @@ class Interpreter:
                 if isinstance(item, cst.FunctionDef):
                     fn = FunctionValue(item, owner=cls)
                     methods[item.name.value] = fn
+                    self._evaluate_defaults(item)
                     if item.returns is not None:
                         self.frame = outer
                         self.annotated_returns[item] = annotation_value(self, item.returns.annotation)
@@ -581,8 +595,10 @@ class Interpreter:
                     isinstance(target.value, cst.Name) and self.lookup(target.value.value) is owner:
                 self.bind(target.value.value, array_attribute_assigned(owner, target.attr.value, value))
             elif isinstance(owner, TensorValue) and target.attr.value == "data":
-                # t.data = other swaps t's storage: t takes other's dtype and shape
-                replace_tensor(self, target.value, owner, value)
+                # t.data = other swaps t's storage: t takes other's dtype and shape (and a
+                # module's parameter changes the module)
+                if not parameter_replaced(self, owner, value, target):
+                    replace_tensor(self, target.value, owner, value)
         elif isinstance(target, cst.Subscript):
             container = self.eval(target.value)
             for element in target.slice:

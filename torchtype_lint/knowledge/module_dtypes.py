@@ -80,18 +80,22 @@ def widen_module_params(module: ModuleValue, value: Value) -> None:
         module.param_dtypes = None
 
 
-def set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
+def set_module_dtype(module: Value, dtype: Optional[str], origin: Origin, weak: bool,
                      seen: Optional[set] = None) -> None:
     """Module casts act in place on every parameter of every submodule. ``weak``: the cast
-    may not happen, so the old dtypes stay possible."""
+    may not happen, so the old dtypes stay possible. ``dtype`` None: a cast to a dtype we
+    cannot know (``model.to(some_value)``), after which the parameters' dtype is unknown."""
     seen = seen if seen is not None else set()
     if id(module) in seen:
         return
     seen.add(id(module))
     if isinstance(module, ModuleValue):
         if module.param_dtypes is not None:
-            new = frozenset({dtype})
-            module.param_dtypes = (module.param_dtypes | new) if weak else new
+            if dtype is None:
+                module.param_dtypes = None
+            else:
+                new = frozenset({dtype})
+                module.param_dtypes = (module.param_dtypes | new) if weak else new
             module.dtype_origin = origin
         for child in module.children:
             set_module_dtype(child, dtype, origin, weak, seen)
@@ -101,6 +105,11 @@ def set_module_dtype(module: Value, dtype: str, origin: Origin, weak: bool,
                 set_module_dtype(value, dtype, origin, weak, seen)
             elif name in module.cast_attrs and isinstance(value, TensorValue) and value.dtypes is not None:
                 # Module casts convert floating-point parameters and buffers only.
+                if dtype is None:
+                    if any(is_floating(d) for d in value.dtypes):
+                        module.attrs[name] = TensorValue(None, value.shape, None, value.device,
+                                                         value.requires_grad)
+                    continue
                 converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
                 if converted != value.dtypes:
                     module.attrs[name] = TensorValue(converted | value.dtypes if weak else converted,

@@ -63,6 +63,12 @@ MATRIX_PRODUCTS: Mapping[str, Tuple[str, str]] = {
     "torch.einsum": ("", ""),
 }
 
+#: Factories: a tensor among their arguments is a size or a bound read as a Python number
+#: (``torch.randn(b, lengths.max(), d)``), never an input whose dtype the op computes in.
+SIZE_FACTORIES: FrozenSet[str] = frozenset("torch." + name for name in (
+    "zeros", "ones", "empty", "rand", "randn", "full", "randint", "arange", "linspace",
+    "logspace", "eye", "randperm", "tril_indices", "triu_indices"))
+
 #: Python operators whose op is one torch function, beyond those the contract table judges.
 _ARITHMETIC_OPERATORS: Mapping[str, str] = {
     "Add": "torch.add", "Subtract": "torch.sub", "Multiply": "torch.mul", "Divide": "torch.div",

@@ -766,7 +766,7 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
     nodes = list(args.pos_nodes) + [None] * (len(args.pos) - len(args.pos_nodes))
     for v, v_node in list(zip(args.pos, nodes)) + [(args.kw[k], None) for k in ("dtype", "other") if k in args.kw]:
         d = dtype_of_arg(v)
-        if d is None and v is TOP and _device_like_name(v_node):
+        if d is None and v is TOP and device_like_name(v_node):
             device = None  # `x.to(device)` / `x.to(self.device)`: a device, not a dtype
             continue
         if d is not None:
@@ -789,7 +789,7 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
     return cast_result(recv, dtype, node, f".to({dtype})", device)
 
 
-def _device_like_name(node: Any) -> bool:
+def device_like_name(node: Any) -> bool:
     """True for an argument spelled like a device variable: ``device``, ``self.device``,
     ``args.dev``, ``gpu_device`` (nobody names a dtype variable that way)."""
     target = getattr(node, "attr", node)  # an Attribute's last name

@@ -16,7 +16,7 @@ from typing import Any, FrozenSet, List, Optional, Tuple
 from ...contracts import table
 from ...knowledge.float_only_ops import covered_names
 from ...knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS
-from ...knowledge.ops import FUNCTION, METHOD, MODULE, OPERATOR, OpCall
+from ...knowledge.ops import FUNCTION, METHOD, MODULE, OPERATOR, SIZE_FACTORIES, OpCall
 from ...values import (
     ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue,
     StringValue, TensorValue, Value, Category, category,
@@ -82,7 +82,8 @@ def judged_call(node: Any, ctx: RuleContext) -> Optional[_Call]:
 def _judged_spelling(call: OpCall) -> bool:
     """Spellings whose dtype behaviour is the table's (``knowledge/op_spellings.py``)."""
     if call.spelling == FUNCTION:
-        return call.op.startswith("torch.") and not call.op.startswith("torch.Tensor.")
+        return call.op.startswith("torch.") and not call.op.startswith("torch.Tensor.") \
+            and call.op not in SIZE_FACTORIES  # their tensors are sizes, not inputs
     if call.spelling == METHOD:
         return call.receiver_node is not None
     if call.spelling == MODULE:

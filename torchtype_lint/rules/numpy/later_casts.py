@@ -1,14 +1,14 @@
-"""A numpy conversion whose tensor is cast explicitly later on: the dtype is the user's choice."""
+"""A numpy conversion whose tensor is cast explicitly later on, or fed to a float64 model: the
+dtype is the user's choice, or the one the code needs."""
 from __future__ import annotations
-
 
 import libcst as cst
 
 from ...knowledge import dtypes as D
-from ...values import DTypeValue, TensorValue
-from ..numpy.conversions import conversion_in_chain
+from ...knowledge.ops import MODULE
+from ...values import FLOAT64, DTypeValue, ModuleValue, TensorValue
 from ..context import RuleContext
-
+from ..numpy.conversions import conversion_in_chain
 
 _CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
 
@@ -19,6 +19,7 @@ _LIKE_WITH_DTYPE = {f"torch.{name}_like" for name in ("zeros", "ones", "empty", 
 def mark_later_casts(node: cst.Call, ctx: RuleContext) -> None:
     """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
     even ``.double()``) is a decision the user made: a settled root cause."""
+    _settle_float64_model_inputs(node, ctx)
     callee = ctx.callee(node)
     if (callee is not None and callee.kind == "symbol" and callee.name in _LIKE_WITH_DTYPE
             and "dtype" in callee.args.kw and isinstance(callee.args.get(0, "input"), TensorValue)):
@@ -36,5 +37,19 @@ def mark_later_casts(node: cst.Call, ctx: RuleContext) -> None:
         or any(isinstance(n, cst.Attribute) and n.attr.value == "dtype" for n in callee.args.pos_nodes)))
     if explicit:
         conversion = conversion_in_chain(callee.receiver.origin, ctx)
+        if conversion is not None:
+            ctx.settle_cause(conversion)
+
+
+def _settle_float64_model_inputs(node: cst.Call, ctx: RuleContext) -> None:
+    """``model.double()(torch.from_numpy(a))``: a float64 tensor fed to a layer whose every
+    parameter is float64 is what that layer needs, so its conversion is no mistake."""
+    call = ctx.op_call(node)
+    if call is None or call.spelling != MODULE or not isinstance(call.receiver, ModuleValue):
+        return
+    params = call.receiver.param_dtypes
+    x = call.args.get(0, "input")
+    if params and params == {FLOAT64} and isinstance(x, TensorValue):
+        conversion = conversion_in_chain(x.origin, ctx)
         if conversion is not None:
             ctx.settle_cause(conversion)
