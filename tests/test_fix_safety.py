@@ -192,6 +192,10 @@ def test_an_interrupted_write_leaves_the_original(project, monkeypatch):
     assert sorted(os.listdir(project)) == ["a.py", "b.py"]
 
 
+#: A notebook displays its last bare expression; a statement after the cast keeps it discarded.
+NOT_LAST = "print(x)\n"
+
+
 def _notebook(source):
     return {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {},
                        "outputs": [], "source": source}],
@@ -201,7 +205,7 @@ def _notebook(source):
 
 
 def test_unwritable_notebook_is_reported_and_the_rest_is_fixed(project, monkeypatch, capsys):
-    text = json.dumps(_notebook(BAD), indent=1) + "\n"
+    text = json.dumps(_notebook(BAD + NOT_LAST), indent=1) + "\n"
     (project / "n.ipynb").write_text(text, encoding="utf-8")
     _deny_writes_to(monkeypatch, "n.ipynb")
     code, out, err = check(capsys, "--fix", "n.ipynb", "a.py")
@@ -214,8 +218,8 @@ def test_unwritable_notebook_is_reported_and_the_rest_is_fixed(project, monkeypa
 
 def test_a_notebook_saved_while_fixing_is_kept(project, monkeypatch, capsys):
     # Notebooks used to be written in place from the text read at the start.
-    text = json.dumps(_notebook(BAD), indent=1) + "\n"
-    saved = json.dumps(_notebook(EDITED), indent=1) + "\n"
+    text = json.dumps(_notebook(BAD + NOT_LAST), indent=1) + "\n"
+    saved = json.dumps(_notebook(EDITED + NOT_LAST), indent=1) + "\n"
     (project / "n.ipynb").write_text(text, encoding="utf-8")
     _edit_during_fix(monkeypatch, "n.ipynb", saved)
     code, out, err = check(capsys, "--fix", "n.ipynb", "a.py")

@@ -196,7 +196,7 @@ def _notebook(path: Path) -> None:
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
          "source": ["import torch\n", "labels = torch.tensor([0, 1])\n"]},
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-         "source": ["%matplotlib inline\n", "labels.float()\n"]},
+         "source": ["%matplotlib inline\n", "labels.float()\n", "print(labels)\n"]},
     ]
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
 

@@ -40,7 +40,7 @@ NOTEBOOK_CELLS = [
     ("code", "%matplotlib inline\nimport numpy as np\nimport torch\nlabels = torch.tensor([0, 1])\n"),
     ("markdown", "# Data\n"),
     ("code", "a = np.random.rand(4, 3)\nx = torch.from_numpy(a)\n"),
-    ("code", 's = "😀🔥"; labels.float()\n'),
+    ("code", 's = "😀🔥"; labels.float(); n = 0\n'),  # not last: not displayed
 ]
 NOTEBOOK = json.dumps({
     "cells": [{"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),

@@ -38,7 +38,7 @@ TRAINING = _notebook([
     _cell("code", ["%matplotlib inline\n", "!pip install torch\n", "import torch\n",
                    "labels = torch.tensor([0, 1, 1, 0])"]),                     # cell 2
     _cell("code", "%%bash\necho this is not python\n"),                          # cell 3
-    _cell("code", ["total = (3\n", "         % 2)\n", "labels.float()\n"]),  # cell 4
+    _cell("code", ["total = (3\n", "         % 2)\n", "labels.float()\n", "print(labels)\n"]),  # cell 4
 ])
 
 
@@ -85,7 +85,8 @@ def test_fix_writes_back_a_valid_notebook_keeping_everything_else(tmp_path, caps
     fixed = json.loads(nb.read_text(encoding="utf-8"))
     # Only cell 4's source changed; outputs, ids, metadata and the magic lines are untouched.
     expected = json.loads(json.dumps(TRAINING))
-    expected["cells"][3]["source"] = ["total = (3\n", "         % 2)\n", "labels = labels.float()\n"]
+    expected["cells"][3]["source"] = ["total = (3\n", "         % 2)\n", "labels = labels.float()\n",
+                                      "print(labels)\n"]
     assert fixed == expected
     assert nb.read_text(encoding="utf-8") == json.dumps(expected, indent=1, ensure_ascii=False) + "\n"
     assert _check(capsys, str(nb))[0] == 0
@@ -175,10 +176,22 @@ def test_fix_reports_unfixable_findings_in_their_cell(tmp_path, capsys):
     nb = _write(tmp_path / "unfixable.ipynb", _notebook([
         _cell("markdown", "intro"),
         _cell("code", "import torch\nxs = [torch.tensor([1, 2])]\n"),
-        _cell("code", "# cast\nxs[0].float()\n"),
+        _cell("code", "# cast\nxs[0].float()\nprint(xs)\n"),
     ]))
     before = nb.read_bytes()
     code, out, _ = _check(capsys, "--fix", str(nb))
     assert code == 1
     assert out.startswith(f"{nb}:cell 3:2:1: TTL101 ")
     assert nb.read_bytes() == before
+
+
+def test_a_cells_displayed_expression_is_not_a_discarded_cast(tmp_path):
+    # IPython shows the value of a cell's last bare expression; a trailing `;` hides it.
+    cells = [_cell("code", "import torch\nx = torch.zeros(2)\n"),
+             _cell("code", "x.to(torch.float64)"),           # displayed
+             _cell("code", "y = x + 1\nx.float()\n"),        # displayed, after another statement
+             _cell("code", "x.double()\nprint(1)"),          # not the last statement: discarded
+             _cell("code", "x.half();")]                     # display silenced: discarded
+    path = _write(tmp_path / "n.ipynb", _notebook(cells))
+    found = [(f.code, f.cell) for f in check_path(str(path)).findings]
+    assert found == [("TTL101", 4), ("TTL101", 5)]

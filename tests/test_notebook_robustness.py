@@ -16,7 +16,7 @@ from torchtype_lint.check import check_bytes, check_source
 from torchtype_lint.notebook import check_notebook_source
 
 CODE = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-        "source": ["import torch\n", "x = torch.tensor([1, 2])\n", "x.float()\n"]}
+        "source": ["import torch\n", "x = torch.tensor([1, 2])\n", "x.float()\n", "print(x)\n"]}
 
 
 def _nb(**fields: Any) -> Dict[str, Any]:

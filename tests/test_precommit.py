@@ -62,7 +62,7 @@ def test_fix_hook_rewrites_the_file(tmp_path):
 
 def test_hook_checks_notebooks(tmp_path):
     cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-            "source": BAD.splitlines(keepends=True)}
+            "source": (BAD + "print(labels)\n").splitlines(keepends=True)}  # not displayed
     notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     project = make_project(tmp_path, {"nb.ipynb": json.dumps(notebook, indent=1)})
     run = run_hook(project, "torchtype-lint", ["nb.ipynb"])

@@ -24,12 +24,13 @@ This module neither analyses nor fixes, so it imports neither ``check`` nor ``fi
 """
 from __future__ import annotations
 
+import ast
 import bisect
 import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .findings import Finding, Location, ProvenanceStep
 from .settings import FileResult, Settings
@@ -342,7 +343,34 @@ def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = No
     if not notebook.cells or not is_python_notebook(notebook.data):
         return FileResult(path, [])
     result = check_source(notebook.joined(), path, settings)
-    return FileResult(path, to_cell_findings(notebook, result.findings))
+    kept = result.findings
+    if any(f.code in DISCARDED_RESULT_CODES for f in kept):  # parse cells again only then
+        shown = displayed_lines(notebook)
+        kept = [f for f in kept if not (f.code in DISCARDED_RESULT_CODES and f.location.line in shown)]
+    return FileResult(path, to_cell_findings(notebook, kept))
+
+
+#: Codes that say a value is computed and thrown away: in a notebook, a cell's last bare
+#: expression is not thrown away, IPython displays it (``m.to(device)``, ``y.cpu()``).
+DISCARDED_RESULT_CODES = ("TTL101",)
+
+
+def displayed_lines(notebook: Notebook) -> Set[int]:
+    """Joined-text lines of each cell's displayed expression: its last top-level statement
+    when that is a bare expression not silenced by a trailing ``;``."""
+    notebook.joined()  # sets each cell's first_line
+    lines: Set[int] = set()
+    for cell in notebook.cells:
+        try:
+            body = ast.parse(cell.text).body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # the analysis reports what does not parse
+        last = body[-1] if body else None
+        if not isinstance(last, ast.Expr) or cell.text.rstrip().endswith(";"):
+            continue
+        end = last.end_lineno or last.lineno
+        lines.update(range(cell.first_line + last.lineno - 1, cell.first_line + end))
+    return lines
 
 
 def check_notebook_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None, *,

@@ -29,7 +29,8 @@ class DiscardedCast(Rule):
     which typically surfaces much later as `mat1 and mat2 must have the same dtype` or
     `expected scalar type Float but found Long`. The same methods on an `nn.Module`
     (`model.float()`, `model.to(device)`) *are* in place, which is why the mistake is easy
-    to make; they are not flagged.
+    to make; they are not flagged. Nor is a notebook cell's last bare expression: IPython
+    displays its value (unless a trailing `;` silences it), so it is not thrown away.
 
     ## Example
     ```python
