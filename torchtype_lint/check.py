@@ -11,7 +11,7 @@ import io
 import re
 import time
 import tokenize
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -185,27 +185,31 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
     The one place rules meet the engine: each rule sees a ``RuleContext`` wrapping the
     interpreter, never the interpreter itself."""
     listeners: Dict[type, list] = {}
+    #: op -> the visits of rules that declared it; the op of a node is resolved once for all.
+    by_op: Dict[str, list] = {}
+    op_node_types = set()
 
-    def listen(visit: Callable[[Any, RuleContext], None], ops: FrozenSet[str]) -> Callable[[Any, Any], None]:
-        def listener(node: Any, _engine: Any) -> None:
-            ctx.node = node  # ctx is bound below, before the interpreter runs
-            visit(node, ctx)
-
-        def op_listener(node: Any, _engine: Any) -> None:
-            if isinstance(node, (cst.Call, cst.BinaryOperation)):
-                call = ctx.op_call(node)
-                if call is None or call.op not in ops:
-                    return  # the rule declared the ops it judges: not one of them
-            ctx.node = node
-            visit(node, ctx)
-        return op_listener if ops else listener
+    def dispatch_by_op(node: Any, ctx: RuleContext) -> None:
+        call = ctx.op_call(node)
+        visits = by_op.get(call.op) if call is not None else None
+        if visits:
+            for visit in visits:
+                visit(node, ctx)
 
     for rule_cls in rule_classes:
         rule: Rule = rule_cls(lambda report: sink(report, ctx))
         for node_type in rule_cls.listens:
-            listeners.setdefault(node_type, []).append(listen(rule.visit, rule_cls.ops))
+            if rule_cls.ops and node_type in (cst.Call, cst.BinaryOperation):
+                op_node_types.add(node_type)  # only calls of the ops it declared reach it
+                for op in rule_cls.ops:
+                    by_op.setdefault(op, []).append(rule.visit)
+            else:
+                listeners.setdefault(node_type, []).append(rule.visit)  # called with the ctx
+    for node_type in op_node_types:
+        listeners.setdefault(node_type, []).append(dispatch_by_op)
     interpreter = Interpreter(module, listeners, time_budget)
-    ctx = RuleContext(interpreter)
+    ctx = RuleContext(interpreter)  # the reports' sink reads it: bound before the run
+    interpreter.listener_context = ctx
     interpreter.run()
     return interpreter, ctx
 

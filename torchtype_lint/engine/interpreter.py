@@ -77,9 +77,14 @@ DEFAULT_TIME_BUDGET = 20.0
 
 class Interpreter:
     def __init__(self, module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
-                 time_budget: float = DEFAULT_TIME_BUDGET):
+                 time_budget: float = DEFAULT_TIME_BUDGET, listener_context: Any = None):
         self.module = module
         self.listeners: Dict[type, List[Listener]] = listeners or {}
+        #: What listeners get as their second argument (the interpreter itself by default;
+        #: the checker gives rules a RuleContext instead).
+        self.listener_context: Any = listener_context if listener_context is not None else self
+        #: The node whose listeners are running.
+        self.notifying: Any = None
         self.default_float = FLOAT32
         #: dtypes a default may have produced since a set_default_dtype that may or may not
         #: run; values with any of them become unknown (None: the default is certain).
@@ -172,8 +177,12 @@ class Interpreter:
 
     def _notify(self, node: Any) -> None:
         if self.recording:
-            for listener in self.listeners.get(type(node), ()):
-                listener(node, self)
+            listeners = self.listeners.get(type(node))
+            if listeners:
+                self.notifying = node
+                context = self.listener_context
+                for listener in listeners:
+                    listener(node, context)
 
     def _set(self, node: Any, value: Value) -> Value:
         self._current[node] = value

@@ -9,7 +9,7 @@ report. The "one root cause, one report" policy itself is the checker's
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, TypeVar
 
 import libcst as cst
 
@@ -28,23 +28,29 @@ class RuleContext:
 
     def __init__(self, interpreter: "Interpreter"):
         self._interpreter = interpreter
+        # The two hot lookups go straight to the engine (no wrapper frame per call).
+        self.value: Callable[[Any], Value] = interpreter.value
+        self.callee: Callable[[Any], Optional[Callee]] = interpreter.callee
         self._slots: Dict[Callable[[], Any], Any] = {}
         #: Root causes (e.g. a numpy conversion) a rule found to be the user's explicit choice:
         #: warnings about them are dropped as if an error had explained them.
         self.settled_causes: Set[Any] = set()
-        #: The node whose listeners are running (for front ends that snapshot facts).
-        self.node: Any = None
         #: node -> (what it resolved to in the evaluation under way, its OpCall)
         self._op_calls: Dict[Any, Any] = {}
 
     # ------------------------------------------------------------------ values
 
     @property
+    def node(self) -> Any:
+        """The node whose listeners are running (for front ends that snapshot facts)."""
+        return self._interpreter.notifying
+
+    @property
     def module(self) -> Any:
         """The file's libcst syntax tree (for rules that look at the whole file)."""
         return self._interpreter.module
 
-    def value(self, node: Any) -> Value:
+    def value(self, node: Any) -> Value:  # replaced per instance by the engine's own method
         """The value of ``node`` in the context under analysis (unknown: ``TOP``)."""
         return self._interpreter.value(node)
 
@@ -52,7 +58,7 @@ class RuleContext:
         """The value of ``node`` joined over every context it was analysed in."""
         return self._interpreter.joined_value(node)
 
-    def callee(self, node: Any) -> Optional[Callee]:
+    def callee(self, node: Any) -> Optional[Callee]:  # replaced per instance, as value()
         """What the call ``node`` resolved to in this context, with its argument values."""
         return self._interpreter.callee(node)
 
@@ -65,20 +71,24 @@ class RuleContext:
     def op_call(self, node: Any) -> Optional[OpCall]:
         """The call or operator ``node`` as the op it is (``knowledge/ops.py``): its one name
         whatever the spelling, arguments bound by parameter name; None when it is no torch op."""
-        if isinstance(node, cst.BinaryOperation):
-            key: Tuple[Any, ...] = (self.value(node.left), self.value(node.right), self.value(node))
-        else:
-            key = (self.callee(node),)
-            if key[0] is None:
-                return None
+        # What the node's parts evaluated to identifies the evaluation under way: a function
+        # analysed in another context gives other values (another Callee) for the same node.
         cached = self._op_calls.get(node)
-        if cached is not None and all(a is b for a, b in zip(cached[0], key)):
-            return cached[1]  # resolved once per evaluation, however many rules ask
         if isinstance(node, cst.BinaryOperation):
-            call = operator_call(node, type(node.operator).__name__, *key)
+            left, right, result = self.value(node.left), self.value(node.right), self.value(node)
+            if cached is not None and cached[0][0] is left and cached[0][1] is right \
+                    and cached[0][2] is result:
+                return cached[1]  # resolved once per evaluation, however many rules ask
+            key: Any = (left, right, result)
+            call = operator_call(node, type(node.operator).__name__, left, right, result)
         else:
+            key = self.callee(node)
+            if key is None:
+                return None
+            if cached is not None and cached[0] is key:
+                return cached[1]
             receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
-            call = op_call(node, key[0], receiver)
+            call = op_call(node, key, receiver)
         self._op_calls[node] = (key, call)
         return call
 
