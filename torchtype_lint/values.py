@@ -345,9 +345,20 @@ class SequenceValue(Value):
     element: Value = TOP
     items: Optional[Tuple[Value, ...]] = None
     origin: Optional[Origin] = None
+    #: A dict whose keys are all known strings: ``items[i]`` is the value of ``keys[i]``
+    #: (``batch["x"]`` then has its own value, not the join of every value).
+    keys: Optional[Tuple[str, ...]] = None
     kind = "sequence"
 
+    def value_of(self, key: str) -> "Value":
+        """The value stored under string ``key`` of a dict: its own when the keys are known."""
+        if self.keys is not None and self.items is not None and key in self.keys:
+            return self.items[self.keys.index(key)]
+        return self.element
+
     def describe(self) -> str:
+        if self.keys is not None and self.items is not None:
+            return "dict{" + ", ".join(f"{k!r}: {v.describe()}" for k, v in zip(self.keys, self.items)) + "}"
         if self.items is not None and self.container == "tuple":
             return "tuple[" + ", ".join(v.describe() for v in self.items) + "]"
         if self.items == ():
@@ -468,6 +479,20 @@ class InstanceValue(Value):
 # --------------------------------------------------------------------------- joins
 
 
+def _join_dicts(a: "SequenceValue", b: "SequenceValue") -> Value:
+    """Dicts with known keys: the same keys join value by value; a known-empty dict adds
+    nothing (its subscripts raise KeyError); any other mix keeps only the joined values."""
+    if a.items == ():
+        return b
+    if b.items == ():
+        return a
+    element = join(a.element, b.element)
+    if a.keys is not None and a.keys == b.keys and a.items is not None and b.items is not None:
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        return SequenceValue("dict", element, items, a.origin, a.keys)
+    return SequenceValue("dict", element, None, a.origin)
+
+
 def join(a: Value, b: Value) -> Value:
     """Least upper bound of two values (used at branch merges and loop heads)."""
     if a is b:
@@ -498,6 +523,8 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, SequenceValue) and isinstance(b, SequenceValue):
         if a.container != b.container:
             return TOP
+        if a.container == "dict" and (a.keys is not None or b.keys is not None):
+            return _join_dicts(a, b)
         items = None
         if a.items is not None and b.items is not None and len(a.items) == len(b.items):
             items = tuple(join(x, y) for x, y in zip(a.items, b.items))

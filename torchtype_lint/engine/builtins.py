@@ -152,6 +152,10 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
     if name in ("list", "tuple", "sorted", "reversed") and args.pos:
         element = iterate(args.pos[0])
         return SequenceValue("list" if name != "tuple" else "tuple", element, None)
+    if name == "iter" and len(args.pos) == 1 and isinstance(args.pos[0], (DataLoaderValue, TensorDatasetValue)):
+        return args.pos[0]  # an iterator over the same batches: next() gives one of them
+    if name == "next" and args.pos and isinstance(args.pos[0], (DataLoaderValue, TensorDatasetValue)):
+        return iterate(args.pos[0])
     if name == "isinstance":
         return ScalarValue("bool")
     if name == "super" and not args.pos and not args.kw:
@@ -221,6 +225,26 @@ def with_element(container: SequenceValue, value: Value) -> SequenceValue:
     value = aliased(value)
     element = value if container.items == () else join(container.element, value)
     return SequenceValue(container.container, element, None, container.origin)
+
+
+def with_keyed_element(container: SequenceValue, key: str, value: Value) -> SequenceValue:
+    """The dict after ``d[key] = value``: with its keys known (or known empty), ``key`` gets
+    ``value`` (added or replaced); else only the joined values are kept."""
+    value = aliased(value)
+    if container.items == ():
+        return SequenceValue("dict", value, (value,), container.origin, (key,))
+    if container.keys is None or container.items is None:
+        return with_element(container, value)
+    keys, items = list(container.keys), list(container.items)
+    if key in keys:
+        items[keys.index(key)] = value
+    else:
+        keys.append(key)
+        items.append(value)
+    element = items[0]
+    for item in items[1:]:
+        element = join(element, item)
+    return SequenceValue("dict", element, tuple(items), container.origin, tuple(keys))
 
 
 def aliased(value: Value) -> Value:

@@ -184,7 +184,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     if qualname in TENSOR_DATASET_NAMES:
         return tensor_dataset(args, node)
     if qualname in DATALOADER_NAMES:
-        return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node))
+        return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node),
+                          lambda fn, items: _collate_with(interp, fn, items, node))
     if qualname in ("torch.device",):
         return DeviceValue(T.device_of_arg(args.get(0)))
     if qualname.startswith("torch."):
@@ -203,6 +204,13 @@ def _dataset_item(interp: "Interpreter", dataset: InstanceValue, node: Any) -> V
         return TOP
     return call_function(interp, getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
                          dataset, force=True)
+
+
+def _collate_with(interp: "Interpreter", fn: Value, items: Value, node: Any) -> Value:
+    """What a ``collate_fn`` defined in the file returns for a list of dataset items."""
+    if not isinstance(fn, FunctionValue):
+        return TOP  # a lambda, a library function, a partial: not run here
+    return call_function(interp, fn, CallArgs([items], {}, [None], {}), node, force=True)
 
 
 def call_method(interp: "Interpreter", receiver: Value, name: str, args: CallArgs, node: Any) -> Value:

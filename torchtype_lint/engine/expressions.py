@@ -46,16 +46,28 @@ def _collection(interp: "Interpreter", node: Any) -> Value:
 
 def _dict(interp: "Interpreter", node: cst.Dict) -> Value:
     element_value: Optional[Value] = None
+    keys: Optional[List[str]] = []
+    values: List[Value] = []
     for element in node.elements:
         if isinstance(element, cst.DictElement):
-            interp.eval(element.key)
+            key = interp.eval(element.key)
             v = interp.eval(element.value)
+            if keys is not None and isinstance(key, StringValue) and key.const is not None \
+                    and key.const not in keys:
+                keys.append(key.const)
+                values.append(v)
+            else:
+                keys = None  # an unknown or repeated key: only the joined values are kept
         else:
             interp.eval(element.value)
             v = TOP
+            keys = None  # **other: its keys are not known here
         element_value = v if element_value is None else join(element_value, v)
-    # items=() marks a known-empty dict (an element added later is the only one)
-    return SequenceValue("dict", element_value or TOP, () if not node.elements else None)
+    if not node.elements:
+        return SequenceValue("dict", TOP, ())  # known-empty: an element added later is the only one
+    if keys:
+        return SequenceValue("dict", element_value or TOP, tuple(values), None, tuple(keys))
+    return SequenceValue("dict", element_value or TOP, None)
 
 
 def _comprehension(interp: "Interpreter", node: Any) -> Value:
@@ -111,6 +123,11 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
             indices.append(SLICE)
     if isinstance(container, SymbolValue):
         return TOP  # a type expression such as Float[Tensor, "b"]
+    if isinstance(container, SequenceValue) and container.container == "dict":
+        key = indices[0] if len(indices) == 1 else None
+        if isinstance(key, StringValue) and key.const is not None:
+            return container.value_of(key.const)
+        return container.element
     if isinstance(container, SequenceValue):
         if len(indices) == 1 and isinstance(indices[0], ScalarValue) and container.items is not None \
                 and isinstance(indices[0].const, int) and -len(container.items) <= indices[0].const < len(container.items):

@@ -50,10 +50,10 @@ from ..knowledge.torch_objects import (
 from ..values import (
     Callee,
     FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue,
-    SequenceValue, SymbolValue, TensorValue, Value, join,
+    SequenceValue, StringValue, SymbolValue, TensorValue, Value, join,
 )
 from .annotations import annotation_value
-from .builtins import BUILTIN_NAMES, iterate, list_of, with_element
+from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
 from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
@@ -610,11 +610,15 @@ class Interpreter:
                     replace_tensor(self, target.value, owner, value)
         elif isinstance(target, cst.Subscript):
             container = self.eval(target.value)
-            for element in target.slice:
-                if isinstance(element.slice, cst.Index):
-                    self.eval(element.slice.value)
+            index_values = [self.eval(element.slice.value) for element in target.slice
+                            if isinstance(element.slice, cst.Index)]
             if isinstance(container, SequenceValue) and container.container in ("list", "dict"):
-                replace_container(self, target.value, container, with_element(container, value))
+                key = index_values[0] if len(index_values) == len(target.slice) == 1 else None
+                if container.container == "dict" and isinstance(key, StringValue) and key.const is not None:
+                    updated = with_keyed_element(container, key.const, value)  # d["x"] = v
+                else:
+                    updated = with_element(container, value)
+                replace_container(self, target.value, container, updated)
         elif isinstance(target, cst.StarredElement):
             self.assign_target(target.value, TOP, stmt, record)
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 from ..values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
-    SequenceValue, SymbolValue, TensorValue, Value,
+    SequenceValue, SymbolValue, TensorValue, Value, join,
 )
 from .indexing import index_first
 
@@ -21,13 +21,16 @@ DATALOADER_NAMES = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.
 class DataLoaderValue(Value):
     """``DataLoader(dataset, ...)``: iterating yields collated batches of ``item``."""
 
-    __slots__ = ("item", "batch_size", "origin")
+    __slots__ = ("item", "batch_size", "origin", "collated")
     kind = "dataloader"
 
-    def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin]):
+    def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin],
+                 collated: Optional[Value] = None):
         self.item = item
         self.batch_size = batch_size
         self.origin = origin
+        #: The batch a custom ``collate_fn`` makes (None: torch's default_collate).
+        self.collated = collated
 
     def describe(self) -> str:
         return f"DataLoader of {self.item.describe()}"
@@ -56,15 +59,19 @@ def tensor_dataset(args: CallArgs, node: Any) -> Value:
     return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"))
 
 
-def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Value]) -> Value:
+def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Value],
+               call_collate: Optional[Callable[[Value, Value], Value]] = None) -> Value:
     """``DataLoader(dataset, batch_size=..., ...)``. ``sample(dataset)`` gives one item of a
-    dataset defined in the file; it is only called once the options are known to be modelled."""
+    dataset defined in the file; it is only called once the options are known to be modelled.
+    ``call_collate(collate_fn, items)`` gives what a ``collate_fn`` defined in the file makes
+    of a list of items (the engine runs it)."""
     dataset = args.get(0, "dataset")
     batch_size_value = args.get(1, "batch_size")
     batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
         1 if not args.has(1, "batch_size") else None)
-    if "collate_fn" in args.kw or "batch_sampler" in args.kw or args.has_star or \
-            isinstance(batch_size_value, NoneValue):
+    custom = args.kw.get("collate_fn")
+    if "batch_sampler" in args.kw or args.has_star or isinstance(batch_size_value, NoneValue) or (
+            custom is not None and (call_collate is None or isinstance(custom, NoneValue))):
         return TOP
     drop_last = args.kw.get("drop_last")
     if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
@@ -79,11 +86,19 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
         return TOP
     if item is TOP:
         return TOP
-    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"))
+    collated = None
+    if custom is not None and call_collate is not None:
+        # collate_fn gets the list of a batch's items, and its result is the batch
+        collated = call_collate(custom, SequenceValue("list", item, None))
+        if collated is TOP:
+            return TOP
+    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"), collated)
 
 
 def batch(loader: DataLoaderValue) -> Value:
     """One batch of ``for batch in loader``."""
+    if loader.collated is not None:
+        return loader.collated
     return collate(loader.item, loader.batch_size,
                    loader.origin.node if loader.origin is not None else None)
 
@@ -109,7 +124,13 @@ def collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> 
     if isinstance(item, SequenceValue) and item.items is not None and item.container in ("tuple", "list"):
         return SequenceValue("list", TOP, tuple(collate(i, batch_size, loader_node) for i in item.items))
     if isinstance(item, SequenceValue) and item.container == "dict":
-        # a dict of fields: each key's samples are collated; the keys are not tracked
+        # a dict of fields: each key's samples are collated under that key
+        if item.keys is not None and item.items is not None:
+            fields = tuple(collate(i, batch_size, loader_node) for i in item.items)
+            element = fields[0]
+            for field in fields[1:]:
+                element = join(element, field)
+            return SequenceValue("dict", element, fields, None, item.keys)
         element = collate(item.element, batch_size, loader_node)
         return SequenceValue("dict", element, None) if element is not TOP else TOP
     return TOP

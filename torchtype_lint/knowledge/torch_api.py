@@ -89,9 +89,15 @@ def literal_dtype_shape(value: Value, default_float: str) -> Tuple[Optional[str]
     """dtype and shape that ``torch.tensor(literal)`` infers from nested Python scalars."""
     if isinstance(value, ScalarValue):
         return D.scalar_dtype(value.pytype, default_float) if value.pytype != "float" else default_float, ()
+    if isinstance(value, ArrayValue) and value.dtype is not None:
+        return value.dtype, value.shape  # an ndarray inside a list keeps its dtype (verified)
     if isinstance(value, SequenceValue) and value.container in ("list", "tuple"):
         if value.items is None:
-            return None, None
+            # A list grown by append (length unknown): every element is ``element``.
+            if value.element is TOP or isinstance(value.element, NoneValue):
+                return None, None
+            d, s = literal_dtype_shape(value.element, default_float)
+            return d, (None if d is None or s is None else (None,) + tuple(s))
         if not value.items:
             return default_float, (0,)
         kinds: List[Optional[str]] = []
@@ -205,9 +211,19 @@ def _tensor_ctor(name: str, args: CallArgs, node: Any, env: Env) -> Value:
         if "dtype" in args.kw:
             return _tensor(None, None, node, "", args)
         return TOP
+    array = _array_inside(data)
+    if array is not None:  # a list of ndarrays: torch keeps their dtype, as for one ndarray
+        return _tensor(dtype, shape, node, f"torch.{name} keeps the ndarrays' dtype", args, array.origin)
     note = {BOOL: "from bool literals", INT64: "from int literals (default int64)"}.get(
         dtype or "", f"from float literals (default dtype {env.default_float})")
     return _tensor(dtype, shape, node, f"torch.{name} infers {dtype} {note}", args)
+
+
+def _array_inside(value: Value) -> Optional[ArrayValue]:
+    """The first ndarray in a (nested) list or tuple, if any."""
+    while isinstance(value, SequenceValue):
+        value = value.items[0] if value.items else value.element
+    return value if isinstance(value, ArrayValue) else None
 
 
 def _from_numpy(name: str, args: CallArgs, node: Any, env: Env) -> Value:

@@ -1,0 +1,139 @@
+"""Values through the structures real programs are made of (issue 14): lists grown by append,
+lists of ndarrays, dicts, tuples, comprehensions, helpers with defaults, Dataset + DataLoader.
+Each program runs under real torch/numpy; every value the engine claims must hold, and the
+names listed must be known (a dtype), so reach cannot silently degrade to unknown."""
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+pytest.importorskip("torch")
+
+from knowledge_truth import contradiction, engine_globals, real_globals  # noqa: E402
+from torchtype_lint.values import ArrayValue, TensorValue  # noqa: E402
+
+HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, Dataset\n"
+
+#: name -> (program, names whose dtype the engine must know)
+PROGRAMS = {
+    "list of float lists grown by append": ("""
+        rows = []
+        for i in range(5):
+            rows.append([float(i), 2.0 * i])
+        arr = np.array(rows)
+        t = torch.tensor(rows)
+    """, ["arr", "t"]),
+    "list of ndarrays grown by append": ("""
+        arrs = []
+        for i in range(3):
+            arrs.append(np.random.rand(3))
+        t = torch.tensor(np.array(arrs))
+        u = torch.tensor(arrs)
+    """, ["u"]),
+    "list of int labels grown by append": ("""
+        labels = []
+        for i in range(4):
+            labels.append(i % 2)
+        y = torch.tensor(labels)
+    """, ["y"]),
+    "list of tensors, stacked and indexed": ("""
+        ts = []
+        for i in range(3):
+            ts.append(torch.randn(2, 3))
+        b = torch.stack(ts)
+        c = torch.cat(ts, dim=0)
+        first = ts[0]
+    """, ["b", "c", "first"]),
+    "dict of tensors": ("""
+        d = {}
+        d["w"] = torch.zeros(2, dtype=torch.float64)
+        w = d["w"]
+        for k, v in d.items():
+            vv = v
+    """, ["w", "vv"]),
+    "tuples and zip": ("""
+        xs = [torch.randn(2) for _ in range(3)]
+        ys = [torch.zeros(2, dtype=torch.int64) for _ in range(3)]
+        pairs = list(zip(xs, ys))
+        p0, q0 = pairs[0]
+    """, ["p0", "q0"]),
+    "dict literal with string keys": ("""
+        feats = {"x": torch.zeros(3), "y": torch.ones(3, dtype=torch.int64)}
+        fx = feats["x"]
+        fy = feats["y"]
+        feats["z"] = torch.zeros(2, dtype=torch.float16)
+        fz = feats["z"]
+        feats["x"] = feats["x"].double()
+        fx2 = feats["x"]
+    """, ["fx", "fy", "fz", "fx2"]),
+    "Dataset of dicts through DataLoader": ("""
+        class DictDS(Dataset):
+            def __init__(self, n):
+                self.data = np.random.rand(n, 4).astype(np.float32)
+            def __len__(self):
+                return len(self.data)
+            def __getitem__(self, idx):
+                return {"x": torch.from_numpy(self.data[idx]), "label": float(idx % 2)}
+
+        for batch in DataLoader(DictDS(8), batch_size=4):
+            bx = batch["x"]
+            bl = batch["label"]
+    """, ["bx", "bl"]),
+    "custom collate_fn": ("""
+        class DS(Dataset):
+            def __init__(self):
+                self.X = np.random.randn(16, 8)
+            def __len__(self):
+                return len(self.X)
+            def __getitem__(self, i):
+                return self.X[i], i
+
+        def collate(items):
+            xs = torch.stack([torch.tensor(a) for a, b in items])
+            ys = torch.tensor([b for a, b in items])
+            return xs, ys
+
+        for cx, cy in DataLoader(DS(), batch_size=4, collate_fn=collate):
+            pass
+    """, ["cx", "cy"]),
+    "next(iter(loader))": ("""
+        class DS(Dataset):
+            def __len__(self):
+                return 8
+            def __getitem__(self, i):
+                return np.random.rand(3), 1.5 * i
+
+        loader = DataLoader(DS(), batch_size=4)
+        xb, yb = next(iter(loader))
+    """, ["xb", "yb"]),
+    "helper with a dtype default": ("""
+        def make(n, dtype=torch.float64):
+            return torch.zeros(n, dtype=dtype)
+
+        a = make(3)
+        b = make(3, torch.int32)
+        c = make(3, dtype=torch.float16)
+    """, ["a", "b", "c"]),
+}
+
+
+def _program(body: str) -> str:
+    return HEADER + textwrap.dedent(body)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_reach_values_hold_in_a_real_run_and_are_known(name):
+    body, must_know = PROGRAMS[name]
+    source = _program(body)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns about lists of ndarrays: slow, not wrong
+        real = real_globals(source)
+    engine = engine_globals(source)
+    wrong = [f"{n}: {why}" for n, value in engine.items() if n in real
+             for why in [contradiction(value, real[n])] if why]
+    assert not wrong, "\n".join(wrong)
+    unknown = [n for n in must_know if not (isinstance(engine.get(n), (TensorValue, ArrayValue))
+                                             and engine[n].dtypes)]
+    assert not unknown, f"unknown to the engine: {unknown}"
