@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from knowledge_truth import contradiction, engine_globals, real_globals  # noqa: E402
 from torchtype_lint.values import ArrayValue, TensorValue  # noqa: E402
@@ -137,3 +137,22 @@ def test_reach_values_hold_in_a_real_run_and_are_known(name):
     unknown = [n for n in must_know if not (isinstance(engine.get(n), (TensorValue, ArrayValue))
                                              and engine[n].dtypes)]
     assert not unknown, f"unknown to the engine: {unknown}"
+
+
+def test_a_bool_known_at_the_call_site_takes_one_branch():
+    # `if half:` with half=True from the default runs only that branch (Python does too);
+    # in a standalone analysis the default is only a guess, so both branches stay possible.
+    source = _program("""
+        def prep(x, half=True):
+            if half:
+                x = x.half()
+            return x
+
+        a = prep(torch.zeros(2))
+        b = prep(torch.zeros(2), False)
+        c = prep(torch.zeros(2), half=None)
+    """)
+    real = real_globals(source)
+    engine = engine_globals(source)
+    assert [real[n].dtype for n in "abc"] == [torch.float16, torch.float32, torch.float32]
+    assert [engine[n].dtypes for n in "abc"] == [{"float16"}, {"float32"}, {"float32"}]

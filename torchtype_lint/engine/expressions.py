@@ -221,7 +221,9 @@ def _boolean(interp: "Interpreter", node: cst.BooleanOperation) -> Value:
 
 
 def _if_exp(interp: "Interpreter", node: cst.IfExp) -> Value:
-    interp.eval(node.test)
+    truth = interp.known_truth(interp.eval(node.test))
+    if truth is not None:
+        return interp.eval(node.body if truth else node.orelse)  # the other side never runs
     return join(interp.eval(node.body), interp.eval(node.orelse))
 
 

@@ -49,7 +49,7 @@ from ..knowledge.torch_objects import (
 )
 from ..values import (
     Callee,
-    FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue,
+    FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, SymbolValue, TensorValue, Value, join,
 )
 from .annotations import annotation_value
@@ -353,8 +353,28 @@ class Interpreter:
                 self.eval(node)
         return False
 
+    def known_truth(self, test: Value) -> Optional[bool]:
+        """Whether a condition's value is certainly true or false here: a bool constant or
+        None, in an analysis where it is certain (not a standalone analysis, whose literal
+        defaults stand for any value a caller could pass)."""
+        if self._speculative:
+            return None
+        if isinstance(test, ScalarValue) and test.pytype == "bool" and isinstance(test.const, bool):
+            return test.const
+        if isinstance(test, NoneValue):
+            return False
+        return None
+
     def _if(self, stmt: cst.If) -> bool:
-        self.eval(stmt.test)
+        truth = self.known_truth(self.eval(stmt.test))
+        if truth is True:
+            return self.exec_body(stmt.body)  # `if half:` with half=True: only this branch runs
+        if truth is False:
+            if stmt.orelse is None:
+                return False
+            if isinstance(stmt.orelse, cst.If):
+                return self.exec_stmt(stmt.orelse)
+            return self.exec_body(stmt.orelse.body)
         before = dict(self.frame.vars)
         self.branch_depth += 1
         try:
