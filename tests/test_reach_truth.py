@@ -108,6 +108,16 @@ PROGRAMS = {
         loader = DataLoader(DS(), batch_size=4)
         xb, yb = next(iter(loader))
     """, ["xb", "yb"]),
+    "recurrent layers' final states": ("""
+        lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True, batch_first=True)
+        out, (h_n, c_n) = lstm(torch.randn(4, 5, 8))
+        proj = nn.LSTM(8, 16, proj_size=6)
+        p_out, (p_h, p_c) = proj(torch.randn(5, 4, 8))
+        gru = nn.GRU(8, 12)
+        g_out, g_h = gru(torch.randn(5, 3, 8))
+        single, s_h = nn.RNN(8, 12, num_layers=3)(torch.randn(5, 8))
+        flat = h_n.view(-1, 2 * 16)
+    """, ["h_n", "c_n", "p_h", "p_c", "g_h", "s_h", "flat"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)
@@ -137,6 +147,11 @@ def test_reach_values_hold_in_a_real_run_and_are_known(name):
     unknown = [n for n in must_know if not (isinstance(engine.get(n), (TensorValue, ArrayValue))
                                              and engine[n].dtypes)]
     assert not unknown, f"unknown to the engine: {unknown}"
+    complete = [n for n in must_know if isinstance(engine.get(n), TensorValue) and engine[n].shape
+                is not None and all(isinstance(d, int) for d in engine[n].shape)]
+    shapes = [f"{n}: {why}" for n in complete
+              for why in [contradiction(engine[n], real[n], require_known=True)] if why]
+    assert not shapes, "\n".join(shapes)  # a fully known shape is exactly torch's
 
 
 def test_a_bool_known_at_the_call_site_takes_one_branch():

@@ -175,7 +175,12 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
         dtypes = loss_dtypes(functional, x, args.get(1, "target"), Env(FLOAT32)) if functional else None
         return TensorValue(dtypes, shape, origin, x.device)
     if name in ("LSTM", "GRU", "RNN"):
-        return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, shape, out_origin, x.device), TOP))
+        output = TensorValue(out_dtypes, shape, out_origin, x.device)
+        h_n = TensorValue(out_dtypes, _recurrent_state_shape(module.config, x.shape, "h"), out_origin, x.device)
+        if name != "LSTM":
+            return SequenceValue("tuple", TOP, (output, h_n))
+        c_n = TensorValue(out_dtypes, _recurrent_state_shape(module.config, x.shape, "c"), out_origin, x.device)
+        return SequenceValue("tuple", TOP, (output, SequenceValue("tuple", TOP, (h_n, c_n))))
     if name == "Embedding":
         return TensorValue(out_dtypes, shape, out_origin, x.device)
     if name == "MultiheadAttention":
@@ -287,6 +292,24 @@ def _recurrent_output_shape(cfg: Dict[str, Any], shape: Any) -> Any:
     if not isinstance(width, int):
         return tuple(shape[:-1]) + (None,)
     return tuple(shape[:-1]) + (width * (2 if cfg.get("bidirectional") else 1),)
+
+
+def _recurrent_state_shape(cfg: Dict[str, Any], shape: Any, which: str) -> Any:
+    """The final hidden (``h``) or cell (``c``) state of LSTM/GRU/RNN: (directions *
+    num_layers, batch, width), without the batch dim for an unbatched input; ``h`` is
+    proj_size wide when the LSTM projects, ``c`` always hidden_size."""
+    if shape is None or len(shape) not in (2, 3) or _given_unknown(
+            cfg, "bidirectional", "proj_size", "hidden_size", "num_layers", "batch_first"):
+        return None
+    layers = cfg.get("num_layers", 1)
+    width = cfg.get("hidden_size") if which == "c" else (cfg.get("proj_size") or cfg.get("hidden_size"))
+    if not isinstance(layers, int) or not isinstance(width, int):
+        return None
+    first = layers * (2 if cfg.get("bidirectional") else 1)
+    if len(shape) == 2:
+        return (first, width)
+    batch = shape[0] if cfg.get("batch_first") else shape[1]
+    return (first, batch, width)
 
 
 def _transposed_output_shape(cfg: Dict[str, Any], rank: int, shape: Any) -> Any:
