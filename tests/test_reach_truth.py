@@ -118,6 +118,21 @@ PROGRAMS = {
         single, s_h = nn.RNN(8, 12, num_layers=3)(torch.randn(5, 8))
         flat = h_n.view(-1, 2 * 16)
     """, ["h_n", "c_n", "p_h", "p_c", "g_h", "s_h", "flat"]),
+    "None defaults, `or` and math": ("""
+        import math
+
+        def init_params(n, init=None):
+            init = init if init is not None else [1] * n
+            return torch.tensor(init)
+
+        def attend(q, k, temperature=None):
+            temperature = temperature or math.sqrt(q.size(-1))
+            return torch.bmm(q, k.transpose(1, 2)) / temperature
+
+        p = init_params(3)
+        scores = attend(torch.randn(2, 3, 4), torch.randn(2, 5, 4))
+        root = math.sqrt(2)
+    """, ["p", "scores"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -28,6 +28,7 @@ from ..knowledge.module_dtypes import (
     REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
     set_module_dtype, widen_module_params,
 )
+from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
 from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
     returned_through_out, shape_changing_in_place,
@@ -166,6 +167,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     if qualname in DEFAULT_DEVICE_SETTERS:
         interp.default_device_unknown = True
         return NoneValue()
+    if qualname in MATH_FLOAT_FUNCTIONS:
+        return ScalarValue("float")
     if qualname.startswith(FUNCTIONAL_PREFIX):
         return functional(qualname[len(FUNCTIONAL_PREFIX):], args, node, interp.tenv)
     if qualname in PARAMETER_CLASSES:

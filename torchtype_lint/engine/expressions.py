@@ -17,7 +17,7 @@ from ..knowledge.autocast import under_autocast
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..values import (
     Callee,
-    TOP, ArrayValue, ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
+    TOP, ArrayValue, NoneValue, ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
     join,
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
@@ -198,8 +198,25 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
     return TOP
 
 
+#: Values that are certainly not None (``x is None`` is then False).
+_NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue)
+
+
+def _is_none(value: Value) -> Optional[bool]:
+    """Whether ``value is None`` certainly holds or fails; None when it could go either way."""
+    if isinstance(value, NoneValue):
+        return True
+    return False if isinstance(value, _NOT_NONE) else None
+
+
 def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
     left = interp.eval(node.left)
+    if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot)):
+        right = interp.eval(node.comparisons[0].comparator)
+        is_none = _is_none(left) if isinstance(right, NoneValue) else None
+        if is_none is None:
+            return ScalarValue("bool")
+        return ScalarValue("bool", is_none if isinstance(node.comparisons[0].operator, cst.Is) else not is_none)
     result: Value = TOP
     for target in node.comparisons:
         right = interp.eval(target.comparator)
@@ -216,6 +233,12 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
 
 def _boolean(interp: "Interpreter", node: cst.BooleanOperation) -> Value:
     left = interp.eval(node.left)
+    truth = interp.known_truth(left)
+    if truth is not None:
+        # `a or b` is a when a is true, else b; `a and b` the other way round (b never runs
+        # when a decides)
+        decides = truth if isinstance(node.operator, cst.Or) else not truth
+        return left if decides else interp.eval(node.right)
     right = interp.eval(node.right)
     return join(left, right)
 
