@@ -132,7 +132,8 @@ PROGRAMS = {
         p = init_params(3)
         scores = attend(torch.randn(2, 3, 4), torch.randn(2, 5, 4))
         root = math.sqrt(2)
-    """, ["p", "scores"]),
+        angle = torch.ones(3) * math.pi
+    """, ["p", "scores", "angle"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

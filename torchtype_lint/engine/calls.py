@@ -28,6 +28,7 @@ from ..knowledge.module_dtypes import (
     REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
     set_module_dtype, widen_module_params,
 )
+from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
 from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
@@ -129,7 +130,8 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
 def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> Value:
     """``owner.attr``; a property of a class defined in the file is called."""
     if isinstance(owner, SymbolValue):
-        return library_object(f"{owner.qualname}.{attr}")
+        qualname = f"{owner.qualname}.{attr}"
+        return ScalarValue("float") if qualname in MATH_FLOAT_CONSTANTS else library_object(qualname)
     if isinstance(owner, TensorValue):
         return T.tensor_attribute(owner, attr, node)
     if isinstance(owner, ArrayValue):
