@@ -46,10 +46,10 @@ def describe_real(value: Any) -> Tuple[str, Optional[str], Optional[Tuple[int, .
         return "tensor", dtype_name(value.dtype), tuple(value.shape)
     if isinstance(value, np.ndarray):
         return "ndarray", value.dtype.name, tuple(value.shape)
+    if isinstance(value, np.generic):  # before Python's: np.float64 is a float subclass
+        return "npscalar", value.dtype.name, ()
     if isinstance(value, (bool, int, float, complex)):
         return "scalar", type(value).__name__, None
-    if isinstance(value, np.generic):
-        return "npscalar", value.dtype.name, ()
     if isinstance(value, range):
         return "list", None, (len(value),)  # the engine models range() as a list of ints
     if isinstance(value, (dict, set)):
@@ -71,6 +71,8 @@ def contradiction(engine: Value, real: Any, require_known: bool = False) -> Opti
         return "engine says unknown" if require_known else None
     if isinstance(engine, (TensorValue, ArrayValue)):
         expected_kind = "tensor" if isinstance(engine, TensorValue) else "ndarray"
+        if kind == "npscalar" and expected_kind == "ndarray":
+            kind = "ndarray"  # the engine holds a numpy scalar as a 0-d array (promoted alike)
         if kind != expected_kind:
             return f"engine says {engine.describe()}, real value is a {kind}"
         if engine.dtypes is None:

@@ -1,38 +1,69 @@
-"""numpy functions the engine models: array creation defaults (float64 / int64) and astype."""
+"""numpy as the engine meets it: ``numpy.*`` calls by name, ndarray methods and attributes,
+and operators on ndarrays. Array creation (float64 / int64 defaults) lives here; the other
+families have a module each, dispatched to from here: numpy_random (sampling), numpy_reductions
+(mean, sum, argmax...), numpy_elementwise (ufuncs, clip, where), numpy_shaping (reshape,
+transpose, stacking), numpy_products (dot, matmul, cov); numpy_dtypes holds the promotion.
+"""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from ..values import (
     CallArgs,
-    BOOL, FLOAT64, INT64, TOP, ArrayValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue,
+    BOOL, FLOAT64, INT64, TOP, ArrayValue, NoneValue, Origin, ScalarValue, SequenceValue,
     SymbolValue, Value,
 )
 from . import dtypes as D
+from . import numpy_elementwise as E
+from . import numpy_products as P
+from . import numpy_reductions as R
+from . import numpy_shaping as SH
 from . import shapes as S
-from .torch_api import (
-    arange_length, dtype_of_arg, int_const, literal_dtype_shape, shape_from_size_args, shape_from_value,
+from .numpy_args import bind, coerced_dtype_shape, given, written_none
+from .numpy_dtypes import (
+    PYTHON_SCALAR_DTYPES, kind, numpy_dtype, promote_types, result_type, true_divide,
 )
+from .numpy_random import call_random
+from .torch_api import arange_length, int_const, shape_from_value
+
+__all__ = ["binary_op", "call_numpy_function", "ndarray_attribute", "ndarray_method",
+           "numpy_dtype", "promote_types"]
 
 FLOAT64_FACTORIES = {"zeros", "ones", "empty"}
+#: The float samplers of np.random the runtime harness may call (harness/allowlist.py).
 RANDOM_FLOAT = {"rand", "randn", "random", "random_sample", "uniform", "normal", "standard_normal",
                 "sample", "ranf", "beta", "exponential", "gamma"}
 LOADERS = {"loadtxt", "genfromtxt"}
+#: Readers of raw bytes: ``dtype=`` (default float64) says what the bytes are.
+RAW_READERS = {"frombuffer": ("buffer", "dtype", "count", "offset"),
+               "fromfile": ("file", "dtype", "count", "sep", "offset")}
 
 
-def numpy_dtype(value: Value) -> Optional[str]:
-    """A dtype argument as numpy reads it: ``np.float32``, ``"float32"``, ``float``..."""
-    if isinstance(value, StringValue) and value.const is not None:
-        return D.NUMPY_DTYPE_NAMES.get(value.const)
-    if isinstance(value, SymbolValue) and value.qualname.startswith("torch."):
+#: Where creation functions take ``dtype`` positionally (``np.zeros((2, 3), np.float32)``).
+DTYPE_POSITIONS = {"zeros": 1, "ones": 1, "empty": 1, "full": 2, "array": 1, "asarray": 1,
+                   "ascontiguousarray": 1, "zeros_like": 1, "ones_like": 1, "empty_like": 1,
+                   "full_like": 2, "loadtxt": 1, "genfromtxt": 1, "linspace": 5, "eye": 3,
+                   "identity": 1, "frombuffer": 1, "fromfile": 1}
+
+
+def _dtype_argument(name: str, args: CallArgs) -> Optional[Value]:
+    """The ``dtype`` a creation call passes (by keyword or position), None when it passes none
+    or a literal ``None`` (numpy's default); TOP for a None that came through a variable."""
+    position = DTYPE_POSITIONS.get(name)
+    if not args.has(position, "dtype"):
         return None
-    return dtype_of_arg(value)
+    value = args.get(position, "dtype")
+    if isinstance(value, NoneValue):
+        return None if written_none(args.node(position, "dtype")) else TOP
+    return value
 
 
-def _array(dtype: Optional[str], shape: Any, node: Any, note: str, args: CallArgs,
+def _array(name: str, dtype: Optional[str], shape: Any, node: Any, note: str, args: CallArgs,
            parent: Optional[Origin] = None) -> Value:
-    if "dtype" in args.kw:
-        explicit = numpy_dtype(args.kw["dtype"])
+    """The array ``np.<name>`` creates: ``dtype`` unless the call passes one."""
+    passed = _dtype_argument(name, args)
+    if passed is not None:
+        explicit = numpy_dtype(passed)
         if explicit is None:
             return ArrayValue(None, shape, Origin(node, "dtype=?"))
         dtype, note = explicit, f"dtype={explicit}"
@@ -42,49 +73,105 @@ def _array(dtype: Optional[str], shape: Any, node: Any, note: str, args: CallArg
 def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
     """``numpy.<name>(...)``; ``name`` is the part after ``numpy.`` (``random.rand`` included)."""
     if name in FLOAT64_FACTORIES:
-        return _array(FLOAT64, shape_from_value(args.get(0, "shape")), node,
+        return _array(name, FLOAT64, shape_from_value(args.get(0, "shape")), node,
                       f"np.{name} gives float64", args)
     if name == "full":
         fill = args.get(1, "fill_value")
         dtype = None
         if isinstance(fill, ScalarValue):
-            dtype = {"float": FLOAT64, "int": INT64, "bool": BOOL, "complex": "complex128"}.get(
-                fill.pytype)
-        return _array(dtype, shape_from_value(args.get(0, "shape")), node,
+            dtype = PYTHON_SCALAR_DTYPES.get(fill.pytype)
+        return _array(name, dtype, shape_from_value(args.get(0, "shape")), node,
                       f"np.full infers {dtype} from the fill value", args)
     if name.startswith("random."):
-        return _random(name[7:], args, node)
+        return call_random(name[7:], args, node)
     if name in LOADERS:
-        return _array(FLOAT64, None, node, f"np.{name} gives float64", args)
+        return _array(name, FLOAT64, None, node, f"np.{name} gives float64", args)
     if name in ("array", "asarray", "ascontiguousarray"):
         data = args.get(0, "object")
         if isinstance(data, ArrayValue):
-            return _array(data.dtype, data.shape, node, f"np.{name} keeps the dtype", args, data.origin)
-        if isinstance(data, ScalarValue) and data.pytype in ("int", "float", "bool", "complex"):
-            dtype = _PYTHON_SCALAR_DTYPES[data.pytype]
-            return _array(dtype, (), node, f"np.{name} infers {dtype} from a Python {data.pytype}", args)
-        dtype, shape = literal_dtype_shape(data, FLOAT64)
-        if dtype is None and "dtype" not in args.kw:
-            return TOP
-        if dtype == "complex64":  # literal_dtype_shape follows torch; numpy's complex is 128-bit
-            dtype = "complex128"
-        return _array(dtype, shape, node, f"np.{name} infers {dtype} from the literal", args)
+            return _array(name, data.dtype, data.shape, node, f"np.{name} keeps the dtype", args,
+                          data.origin)
+        coerced = coerced_dtype_shape(data)
+        if coerced is None:
+            return _array(name, None, None, node, "", args) if _dtype_argument(name, args) else TOP
+        what = f"a Python {data.pytype}" if isinstance(data, ScalarValue) else "the literal"
+        return _array(name, coerced[0], coerced[1], node, f"np.{name} infers {coerced[0]} from {what}",
+                      args)
     if name == "arange":
         return _arange(args, node)
-    if name == "linspace":
+    if name == "linspace" and (not args.has(4, "retstep") or  # retstep=True gives (array, step)
+                               args.get(4, "retstep") == ScalarValue("bool", False)):
         num = args.get(2, "num") if args.has(2, "num") else ScalarValue("int", 50)
-        return _array(FLOAT64, (int_const(num),), node, "np.linspace gives float64", args)
-    if name in ("concatenate", "stack", "vstack", "hstack") and not args.has_star:
-        return _join_arrays(name, args, node)
+        return _array(name, FLOAT64, (int_const(num),), node, "np.linspace gives float64", args)
     if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
         src = args.get(0)
         if isinstance(src, ArrayValue):
-            return _array(src.dtype, src.shape, node, f"np.{name} copies the dtype", args, src.origin)
+            return _array(name, src.dtype, src.shape, node, f"np.{name} copies the dtype", args,
+                          src.origin)
         return TOP
+    if name in ("eye", "identity"):
+        return _eye(name, args, node)
+    if name in RAW_READERS:
+        bound = bind(args, RAW_READERS[name])
+        if bound is None:
+            return TOP
+        count = int_const(bound["count"]) if "count" in bound else None
+        return _array(name, FLOAT64, (count if count is not None and count >= 0 else None,), node,
+                      f"np.{name} reads float64 unless dtype= says otherwise", args)
+    if name in D.NUMPY_DTYPE_NAMES and len(args.pos) == 1 and not args.kw and not args.has_star:
+        return _scalar_of_type(D.NUMPY_DTYPE_NAMES[name], args.pos[0], node)
+    return _computed(name, args, node)
+
+
+def _computed(name: str, args: CallArgs, node: Any) -> Value:
+    """numpy functions that compute from arrays, each family in its own module."""
+    if name in R.REDUCTIONS:
+        return R.reduce_function(name, args, node)
+    if name in E.UNARY:
+        return E.unary(name, args, node)
+    if name in E.ROUND_NAMES:
+        return E.round_function(args, node)
+    if name == "clip":
+        return E.clip_function(args, node)
+    if name == "where":
+        return E.where(args, node)
+    if name in SH.REARRANGEMENTS:
+        return SH.rearrange_function(name, args)
+    if name in SH.JOINS:
+        return SH.join_arrays(name, args, node)
+    if name in P.PRODUCTS:
+        return P.product_function(name, args, node)
+    if name in P.COVARIANCES:
+        return P.covariance(name, args, node)
+    if name == "bincount":
+        return R.bincount(args, node)
+    if name == "diff":
+        return R.diff(args, node)
     return TOP
 
 
-_PYTHON_SCALAR_DTYPES = {"int": INT64, "float": FLOAT64, "bool": BOOL, "complex": "complex128"}
+def _eye(name: str, args: CallArgs, node: Any) -> Value:
+    """``np.eye(N, M=None, k=0, dtype=float)`` / ``np.identity(n, dtype=float)``: float64."""
+    signature = ("N", "M", "k", "dtype", "order") if name == "eye" else ("n", "dtype")
+    bound = bind(args, signature)
+    if bound is None or signature[0] not in bound:
+        return TOP
+    rows = bound[signature[0]]
+    columns = bound["M"] if given(bound, "M") else rows
+    if not all(isinstance(v, ScalarValue) and v.pytype == "int" for v in (rows, columns)):
+        return TOP
+    return _array(name, FLOAT64, (int_const(rows), int_const(columns)), node,
+                  f"np.{name} gives float64", args)
+
+
+def _scalar_of_type(dtype: str, value: Value, node: Any) -> Value:
+    """``np.float32(1.5)``: a numpy scalar (a 0-d array to the engine) of that type; of an
+    array, an array of that type."""
+    if isinstance(value, ScalarValue) and value.pytype in PYTHON_SCALAR_DTYPES:
+        return ArrayValue(frozenset({dtype}), (), Origin(node, f"a numpy {dtype} scalar"))
+    if isinstance(value, ArrayValue):
+        return ArrayValue(frozenset({dtype}), value.shape, Origin(node, f"converted to {dtype}"))
+    return TOP
 
 
 def _arange(args: CallArgs, node: Any) -> Value:
@@ -93,7 +180,7 @@ def _arange(args: CallArgs, node: Any) -> Value:
     vals = list(args.pos)
     if not vals or len(vals) > 3 or not all(isinstance(v, ScalarValue) and v.pytype in ("int", "float")
                                             for v in vals):
-        return _array(None, (None,), node, "", args) if "dtype" in args.kw else TOP
+        return _array("arange", None, (None,), node, "", args) if "dtype" in args.kw else TOP
     is_float = any(v.pytype == "float" for v in vals)  # type: ignore[union-attr]
     consts = [v.const for v in vals]  # type: ignore[union-attr]
     length = None
@@ -101,122 +188,8 @@ def _arange(args: CallArgs, node: Any) -> Value:
         start, stop, step = (0, consts[0], 1) if len(consts) == 1 else (
             consts[0], consts[1], consts[2] if len(consts) > 2 else 1)
         length = arange_length(start, stop, step)
-    return _array(FLOAT64 if is_float else INT64, (length,), node,
+    return _array("arange", FLOAT64 if is_float else INT64, (length,), node,
                   f"np.arange gives {'float64' if is_float else 'int64'}", args)
-
-
-def _join_arrays(name: str, args: CallArgs, node: Any) -> Value:
-    """np.concatenate / np.stack of a literal list of arrays: numpy promotion, joined shape."""
-    seq = args.get(0, "arrays" if name != "concatenate" else "a")
-    if not isinstance(seq, SequenceValue) or not seq.items or \
-            not all(isinstance(a, ArrayValue) for a in seq.items) or args.kw.keys() - {"axis"}:
-        return TOP
-    arrays = seq.items
-    dtype: Optional[str] = None
-    for a in arrays:
-        if a.dtype is None:  # type: ignore[union-attr]
-            dtype = None
-            break
-        dtype = a.dtype if dtype is None else promote_types(dtype, a.dtype)  # type: ignore[union-attr]
-        if dtype is None:
-            break
-    shapes = [a.shape for a in arrays]  # type: ignore[union-attr]
-    shape = None
-    if name in ("concatenate", "stack"):
-        axis_value = args.get(1, "axis") if args.has(1, "axis") else ScalarValue("int", 0)
-        axis = int_const(axis_value)
-        shape = S.cat_shape(shapes, axis) if name == "concatenate" else S.stack_shape(shapes, axis)
-    elif name == "vstack" and all(s is not None and len(s) >= 2 for s in shapes):
-        shape = S.cat_shape(shapes, 0)
-    elif name == "hstack" and all(s is not None and len(s) >= 2 for s in shapes):
-        shape = S.cat_shape(shapes, 1)
-    return ArrayValue(None if dtype is None else frozenset({dtype}), shape,
-                      Origin(node, f"np.{name} promotes its inputs"))
-
-
-def _random(name: str, args: CallArgs, node: Any) -> Value:
-    """np.random.*: floats are float64, integers int64; ``size=`` (or the dims) is the shape."""
-    if args.has_star:
-        return TOP
-    if name in ("rand", "randn"):
-        if not args.pos and not args.kw:
-            return ScalarValue("float", None, Origin(node, f"np.random.{name}() is a Python float"))
-        return _array(FLOAT64, shape_from_size_args(args), node, f"np.random.{name} gives float64", args)
-    if name in RANDOM_FLOAT:
-        size_position = {"random": 0, "random_sample": 0, "sample": 0, "ranf": 0,
-                         "standard_normal": 0, "uniform": 2, "normal": 2, "beta": 2,
-                         "exponential": 1, "gamma": 2}.get(name)
-        if not args.has(size_position, "size"):
-            return TOP  # without size numpy returns a scalar
-        return _array(FLOAT64, _size_shape(args.get(size_position, "size")), node,
-                      f"np.random.{name} gives float64", args)
-    if name == "randint":
-        if not args.has(2, "size"):
-            return TOP
-        return _array(INT64, _size_shape(args.get(2, "size")), node, "np.random.randint gives int64", args)
-    if name == "permutation":
-        n = args.get(0, "x")
-        if isinstance(n, ScalarValue) and n.pytype == "int":
-            return _array(INT64, (int_const(n),), node, "np.random.permutation(n) gives int64", args)
-        if isinstance(n, ArrayValue):
-            return ArrayValue(n.dtypes, n.shape, Origin(node, "np.random.permutation keeps the dtype",
-                                                        n.origin))
-    return TOP
-
-
-def _size_shape(size: Value) -> Any:
-    if isinstance(size, NoneValue):
-        return None
-    return shape_from_value(size)
-
-
-def promote_types(a: str, b: str) -> Optional[str]:
-    """``np.promote_types`` for the common dtypes (numpy has no bfloat16); None if unmodelled.
-
-    Unlike torch, numpy widens to keep every value: int64 with float32 is float64, and
-    uint8 with int8 is int16.
-    """
-    if a == b:
-        return a
-    if a == BOOL:
-        return b
-    if b == BOOL:
-        return a
-    if a not in _NP_SIZES or b not in _NP_SIZES:
-        return None
-    ka, kb = _np_kind(a), _np_kind(b)
-    if ka in "ui" and kb in "ui":
-        if ka == kb:
-            return a if _NP_SIZES[a] >= _NP_SIZES[b] else b
-        unsigned, signed = (a, b) if ka == "u" else (b, a)
-        if _NP_SIZES[signed] > _NP_SIZES[unsigned]:
-            return signed
-        return {1: "int16", 2: "int32", 4: INT64}.get(_NP_SIZES[unsigned], FLOAT64)
-    # At least one is inexact: find the float width that holds both, then complex if needed.
-    width = max(_float_width(a), _float_width(b))
-    if "c" in (ka, kb):
-        return {4: "complex64", 8: "complex128"}.get(max(width, 4), "complex128")
-    return {2: "float16", 4: "float32", 8: FLOAT64}[width]
-
-
-_NP_SIZES = {"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4,
-             "uint64": 8, "int64": 8, "float16": 2, "float32": 4, FLOAT64: 8,
-             "complex64": 8, "complex128": 16}
-
-
-def _np_kind(dtype: str) -> str:
-    return "u" if dtype.startswith("uint") else "i" if dtype.startswith("int") else (
-        "c" if dtype.startswith("complex") else "f")
-
-
-def _float_width(dtype: str) -> int:
-    """Bytes of the smallest float that holds every value of ``dtype`` (per component)."""
-    kind, size = _np_kind(dtype), _NP_SIZES[dtype]
-    if kind == "f":
-        return size
-    if kind == "c":
-        return size // 2
-    return {1: 2, 2: 4}.get(size, 8)
 
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -239,9 +212,9 @@ def binary_op(left: Value, right: Value, op: str, node: Any = None) -> Value:
             return ArrayValue(frozenset({BOOL}), shape, Origin(node, "comparison gives bool"))
         if la.dtype is None or ra.dtype is None:
             return ArrayValue(None, shape)
-        dtype = promote_types(la.dtype, ra.dtype)
+        dtype = result_type([la.dtype, ra.dtype])
         if dtype is not None and op == "/":
-            dtype = _true_divide(dtype)
+            dtype = true_divide(dtype)
         if dtype is None:
             return ArrayValue(None, shape)
         origin = la.origin if dtype == la.dtype else ra.origin if dtype == ra.dtype else Origin(
@@ -255,23 +228,21 @@ def binary_op(left: Value, right: Value, op: str, node: Any = None) -> Value:
         return ArrayValue(frozenset({BOOL}), arr.shape, Origin(node, "comparison gives bool"))
     if op == "@" or arr.dtype is None:
         return TOP if op == "@" else ArrayValue(None, arr.shape)
-    dtype = D.result_type([arr.dtype], [], [other.pytype], FLOAT64)
-    if dtype == "complex32":  # torch's complex half; numpy's smallest complex is complex64
-        dtype = "complex64"
+    dtype = result_type([arr.dtype], [other.pytype])
     if dtype is not None and op == "/":
-        dtype = _true_divide(dtype)
+        dtype = true_divide(dtype)
     if dtype is None:
         return ArrayValue(None, arr.shape)
     return ArrayValue(frozenset({dtype}), arr.shape,
                       arr.origin if dtype == arr.dtype else Origin(node, f"numpy gives {dtype}"))
 
 
-def _true_divide(dtype: str) -> str:
-    # Integer (and bool) true division gives float64 in numpy, whatever the width.
-    return FLOAT64 if dtype == BOOL or _np_kind(dtype) in "ui" else dtype
+#: What ``.item()`` gives for each kind of dtype: a Python scalar.
+_ITEM_TYPES = {"b": "bool", "u": "int", "i": "int", "f": "float", "c": "complex"}
 
 
 def ndarray_method(recv: ArrayValue, name: str, args: CallArgs, node: Any) -> Value:
+    """``a.<name>(...)``; TOP for methods not modelled (``tolist`` among them)."""
     if name == "astype":
         dtype = numpy_dtype(args.get(0, "dtype"))
         if dtype is None:
@@ -279,17 +250,21 @@ def ndarray_method(recv: ArrayValue, name: str, args: CallArgs, node: Any) -> Va
         return ArrayValue(frozenset({dtype}), recv.shape, Origin(node, f".astype gives {dtype}"))
     if name == "copy":
         return ArrayValue(recv.dtypes, recv.shape, recv.origin)
-    if name in ("flatten", "ravel"):
-        n = S.numel_known(recv.shape) if recv.shape is not None else None
-        return ArrayValue(recv.dtypes, (n,) if recv.shape is not None else None, recv.origin)
-    if name == "reshape":
-        target = shape_from_size_args(args, 0, "shape") if "order" not in args.kw else None
-        return ArrayValue(recv.dtypes, S.reshape_shape(recv.shape, target), recv.origin)
-    if name == "transpose" and not args.pos and recv.shape is not None:
-        return ArrayValue(recv.dtypes, tuple(reversed(recv.shape)), recv.origin)
-    if name in ("squeeze", "transpose"):
-        return ArrayValue(recv.dtypes, None, recv.origin)
-    return TOP
+    if name in R.METHODS:
+        return R.reduce_method(recv, name, args, node)
+    if name == "clip":
+        return E.clip_method(recv, args, node)
+    if name == "round":
+        bound = bind(args, ("decimals", "out"))
+        return TOP if bound is None or given(bound, "out") else E.rounded(recv, node, ".round")
+    if name == "dot" and len(args.pos) == 1 and not args.kw and not args.has_star:
+        return P.product("dot", recv, args.pos[0], node, ".dot")
+    if name == "item" and not args.pos and not args.kw and recv.dtype is not None:
+        pytype = _ITEM_TYPES[kind(recv.dtype)]
+        return ScalarValue(pytype, None, Origin(node, f".item() gives a Python {pytype}"))
+    if name in ("sort", "fill"):
+        return NoneValue()  # in place, keeping the dtype and the shape
+    return SH.method(recv, name, args)
 
 
 def ndarray_attribute(recv: ArrayValue, name: str) -> Value:
@@ -305,4 +280,6 @@ def ndarray_attribute(recv: ArrayValue, name: str) -> Value:
         return ScalarValue("int", len(recv.shape))
     if name == "size" and recv.shape is not None:
         return ScalarValue("int", S.numel_known(recv.shape))
+    if name == "dtype" and recv.dtype is not None:
+        return SymbolValue(f"numpy.{recv.dtype}")  # what np.float64 is to the engine
     return TOP
