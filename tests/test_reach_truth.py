@@ -134,6 +134,12 @@ PROGRAMS = {
         root = math.sqrt(2)
         angle = torch.ones(3) * math.pi
     """, ["p", "scores", "angle"]),
+    "pairwise distances": ("""
+        pos = torch.randn(6, 3)
+        dist = torch.cdist(pos, pos)
+        near = (dist < 1.0).long()
+        batched = torch.cdist(torch.randn(2, 4, 3, dtype=torch.float64), torch.randn(2, 5, 3, dtype=torch.float64))
+    """, ["dist", "near", "batched"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -408,7 +408,22 @@ def _where(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     return TensorValue(value.dtypes, shape, value.origin, value.device, value.requires_grad)
 
 
+def _cdist(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.cdist(x1, x2)``: pairwise distances, (..., P, M) and (..., R, M) -> (..., P, R),
+    in the inputs' one floating dtype (mixed dtypes raise: TTL201/TTL401's case)."""
+    x1, x2 = args.get(0, "x1"), args.get(1, "x2")
+    if not (isinstance(x1, TensorValue) and isinstance(x2, TensorValue)) or x1.dtype is None \
+            or x1.dtypes != x2.dtypes or category(x1.dtype) != Category.FLOAT:
+        return TOP
+    shape = None
+    if x1.shape is not None and x2.shape is not None and len(x1.shape) == len(x2.shape) >= 2:
+        shape = tuple(x1.shape[:-1]) + (x2.shape[-2],)
+    return TensorValue(x1.dtypes, shape, _origin(node, "torch.cdist keeps its inputs' dtype", x1.origin),
+                       x1.device)
+
+
 _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
+    "cdist": _cdist,
     **{n: _factory for n in FLOAT_FACTORIES},
     **{n: _like for n in LIKE_FACTORIES},
     "full": _full,
