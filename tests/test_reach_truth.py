@@ -140,6 +140,24 @@ PROGRAMS = {
         near = (dist < 1.0).long()
         batched = torch.cdist(torch.randn(2, 4, 3, dtype=torch.float64), torch.randn(2, 5, 3, dtype=torch.float64))
     """, ["dist", "near", "batched"]),
+    "nn.ModuleList of the file's own blocks": ("""
+        class Block(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.fc = nn.Linear(d, d)
+            def forward(self, x):
+                return self.fc(x)
+
+        blocks = [Block(4)]
+        for _ in range(2):
+            blocks.append(Block(4))
+        layers = nn.ModuleList(blocks)
+        layers.append(Block(4))
+        h = torch.randn(2, 4)
+        for layer in layers:
+            h = layer(h)
+        out = h
+    """, ["out"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -328,6 +328,16 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
     if name == "cuda":
         interp.moves_to_cuda = True
         return module
+    if isinstance(module, ModuleValue) and module.short_name == "ModuleList" and name in ("append", "extend", "insert"):
+        added = args.pos[-1] if args.pos else TOP
+        if name == "append" or name == "insert":
+            module.children = module.children + (added,)
+        elif isinstance(added, SequenceValue) and added.items is not None:
+            module.children = module.children + added.items
+        else:
+            module.children = ()  # layers we cannot see: iterating gives unknown
+        interp.heap_version += 1
+        return NoneValue()
     if name in PARAMETER_ITERATORS:
         return parameters_of(interp, module, named=name.startswith("named_"))
     if name in SELF_RETURNING_METHODS:

@@ -87,6 +87,15 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
             return TOP
         children = tuple(args.pos)
         return ModuleValue("torch.nn.Sequential", {}, _children_dtype(children), origin, children)
+    if name == "ModuleList":
+        modules = args.get(0, "modules")
+        children: Tuple[Value, ...] = ()
+        if isinstance(modules, SequenceValue) and not args.has_star:
+            # a list grown by append: its element stands for every layer
+            children = modules.items if modules.items is not None else (
+                (modules.element,) if modules.element is not TOP else ())
+        return ModuleValue("torch.nn.ModuleList", {}, _children_dtype(children) if children else None,
+                           origin, children)
     config: Dict[str, Any] = {}
     if not args.has_star:
         names = SIGNATURES.get(name, ())
