@@ -59,6 +59,12 @@ WORKING = {
         net = Net().to(dt)
         y = net(torch.randn(4, 3).double())
     """,
+    "0-d float64 numpy value used as a number": """
+        a = np.random.rand(4)
+        scale = torch.tensor(a.mean())
+        y = torch.ones(3) * scale
+        assert y.dtype == torch.float32
+    """,
     "0-dim int tensor as a size argument": """
         lengths = torch.tensor([3, 5, 2])
         x = torch.randn(3, lengths.max(), 4)

@@ -40,6 +40,8 @@ def float64_conversion(node: cst.Call, ctx: RuleContext):
     array = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
     if not isinstance(array, ArrayValue) or not array.dtypes or any(d != FLOAT64 for d in array.dtypes):
         return None
+    if array.shape == ():
+        return None  # a 0-d value (a.mean()): torch treats it as a number, results stay float32
     return name, array
 
 
