@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from torchtype_lint.check import Settings, check_source
-from torchtype_lint.rules.annotation.shape_strings import MalformedShape, parse_jaxtyping_shape
+from torchtype_lint.knowledge.jaxtyping_shapes import ShapeSpecError, parse_jaxtyping_shape
 from torchtype_lint.rules.base import get_rule
 from torchtype_lint.selection import Selection
 
@@ -316,7 +316,7 @@ def test_parser_agrees_with_jaxtyping():
         try:
             parse_jaxtyping_shape(spec)
             mine = None
-        except MalformedShape as exc:
+        except ShapeSpecError as exc:
             mine = str(exc)
         assert (mine is None) == (theirs is None), (spec, mine, theirs)
         if theirs is not None:
@@ -328,7 +328,7 @@ def test_parser_agrees_with_jaxtyping():
 def _rejected(spec: str) -> bool:
     try:
         parse_jaxtyping_shape(spec)
-    except MalformedShape:
+    except ShapeSpecError:
         return True
     return False
 

@@ -479,6 +479,16 @@ class InstanceValue(Value):
 # --------------------------------------------------------------------------- joins
 
 
+def join_all(values: "Sequence[Value]") -> Value:
+    """The join of every value (unknown for none): what any element of a collection may be."""
+    if not values:
+        return TOP
+    result = values[0]
+    for value in values[1:]:
+        result = join(result, value)
+    return result
+
+
 def _join_dicts(a: "SequenceValue", b: "SequenceValue") -> Value:
     """Dicts with known keys: the same keys join value by value; a known-empty dict adds
     nothing (its subscripts raise KeyError); any other mix keeps only the joined values."""

@@ -16,7 +16,7 @@ from ..knowledge import annotations as A
 from ..knowledge import dtypes as D
 from ..values import (
     BOOL, INT64, TOP, DTypeValue, NoneValue, Origin, ScalarValue, SequenceValue, SymbolValue,
-    TensorValue, Value, join, with_origin,
+    TensorValue, Value, join_all, with_origin,
 )
 
 if TYPE_CHECKING:
@@ -79,10 +79,7 @@ def _annotation_value(interp: "Interpreter", node: Any) -> Value:
                 items = tuple(_annotation_value(interp, p) for p in parts)
                 if qual.endswith(("Tuple", "tuple")) and not any(
                         isinstance(p, cst.Ellipsis) for p in parts):
-                    element = items[0] if items else TOP
-                    for item in items[1:]:
-                        element = join(element, item)
-                    return SequenceValue("tuple", element, items)
+                    return SequenceValue("tuple", join_all(items), items)
                 return SequenceValue("list", items[0] if items else TOP, None)
             return TOP
         value = interp.eval(node)

@@ -19,7 +19,7 @@ from ..knowledge.torch_objects import module_children_element
 from ..values import (
     CallArgs,
     TOP, ArrayValue, ClassValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
-    SequenceValue, StringValue, TensorValue, Value, join,
+    SequenceValue, StringValue, TensorValue, Value, join, join_all,
 )
 from .runtime import SuperValue
 from .syntax import first_param
@@ -241,10 +241,7 @@ def with_keyed_element(container: SequenceValue, key: str, value: Value) -> Sequ
     else:
         keys.append(key)
         items.append(value)
-    element = items[0]
-    for item in items[1:]:
-        element = join(element, item)
-    return SequenceValue("dict", element, tuple(items), container.origin, tuple(keys))
+    return SequenceValue("dict", join_all(items), tuple(items), container.origin, tuple(keys))
 
 
 def aliased(value: Value) -> Value:
@@ -257,7 +254,4 @@ def aliased(value: Value) -> Value:
 
 def list_of(items: Tuple[Value, ...]) -> SequenceValue:
     """A list of exactly ``items`` (what a starred target binds)."""
-    element: Value = items[0] if items else TOP
-    for item in items[1:]:
-        element = join(element, item)
-    return SequenceValue("list", element, tuple(items))
+    return SequenceValue("list", join_all(items), tuple(items))

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 from ..values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
-    SequenceValue, SymbolValue, TensorValue, Value, join,
+    SequenceValue, SymbolValue, TensorValue, Value, join_all,
 )
 from .indexing import index_first
 
@@ -127,10 +127,7 @@ def collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> 
         # a dict of fields: each key's samples are collated under that key
         if item.keys is not None and item.items is not None:
             fields = tuple(collate(i, batch_size, loader_node) for i in item.items)
-            element = fields[0]
-            for field in fields[1:]:
-                element = join(element, field)
-            return SequenceValue("dict", element, fields, None, item.keys)
+            return SequenceValue("dict", join_all(fields), fields, None, item.keys)
         element = collate(item.element, batch_size, loader_node)
         return SequenceValue("dict", element, None) if element is not TOP else TOP
     return TOP

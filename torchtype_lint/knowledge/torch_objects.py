@@ -12,7 +12,7 @@ from typing import Any, Optional
 from ..values import (
     CallArgs,
     INT64, TOP, ArrayValue, DTypeValue, ModuleValue, SequenceValue, SymbolValue, TensorValue,
-    Value, join,
+    Value, join_all,
 )
 from . import dtypes as D
 from .torch_api import Env, shape_from_value, tensor_method
@@ -102,7 +102,4 @@ def module_children_element(module: ModuleValue) -> Value:
     """What ``for layer in module`` binds: any of an ``nn.Sequential``'s children."""
     if module.short_name not in _MODULE_CONTAINERS:
         return TOP
-    element: Value = TOP
-    for i, child in enumerate(module.children):
-        element = child if i == 0 else join(element, child)
-    return element
+    return join_all(module.children)
