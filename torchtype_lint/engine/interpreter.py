@@ -77,12 +77,12 @@ DEFAULT_TIME_BUDGET = 20.0
 
 class Interpreter:
     def __init__(self, module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
-                 time_budget: float = DEFAULT_TIME_BUDGET, listener_context: Any = None):
+                 time_budget: float = DEFAULT_TIME_BUDGET):
         self.module = module
         self.listeners: Dict[type, List[Listener]] = listeners or {}
         #: What listeners get as their second argument (the interpreter itself by default;
         #: the checker gives rules a RuleContext instead).
-        self.listener_context: Any = listener_context if listener_context is not None else self
+        self.listener_context: Any = self
         #: The node whose listeners are running.
         self.notifying: Any = None
         self.default_float = FLOAT32
