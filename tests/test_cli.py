@@ -111,6 +111,11 @@ def test_opt_in_rules_need_an_explicit_prefix():
     ("# noqa: E501", False),
     ("# noqa: TTL102", False),
     ("# a comment", False),
+    ("#noqa:TTL101", True),
+    # Codes are case-sensitive, as in flake8 and ruff: a lower-case code suppresses nothing
+    # (and does not turn the comment into a blanket noqa).
+    ("# NOQA: ttl101", False),
+    ("# noqa: ttl101, TTL101", True),
 ])
 def test_noqa_is_honoured_by_the_cli(tmp_path, capsys, monkeypatch, comment, suppressed):
     monkeypatch.chdir(tmp_path)

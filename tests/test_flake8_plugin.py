@@ -84,6 +84,26 @@ def test_flake8_noqa_and_selection(tmp_path):
     assert _run(FLAKE8 + ["--select=E9", "t.py"], tmp_path).stdout == ""
 
 
+@pytest.mark.parametrize("comment", [
+    "# noqa", "# NOQA: TTL101", "# NOQA: ttl101", "#noqa:TTL101", "# noqa: ttl101, TTL1", "# noqa: E501",
+])
+def test_flake8_and_the_cli_read_noqa_comments_alike(tmp_path, comment):
+    (tmp_path / "t.py").write_text(DISCARDED.replace("labels.float()", f"labels.float()  {comment}"),
+                                   encoding="utf-8")
+    flake8 = _run(FLAKE8 + ["--select=TTL", "t.py"], tmp_path)
+    cli = _run(CLI + ["t.py"], tmp_path)
+    assert flake8.stdout == cli.stdout
+    assert flake8.returncode == cli.returncode
+
+
+def test_flake8_disable_noqa_reports_our_suppressed_findings(tmp_path):
+    (tmp_path / "t.py").write_text(DISCARDED.replace("labels.float()", "labels.float()  #noqa:TTL101"),
+                                   encoding="utf-8")
+    assert _run(FLAKE8 + ["--select=TTL", "t.py"], tmp_path).stdout == ""
+    out = _run(FLAKE8 + ["--select=TTL", "--disable-noqa", "t.py"], tmp_path).stdout
+    assert out.startswith("t.py:4:1: TTL101 ")
+
+
 def _flake8_in_process(argv, capsys):
     from flake8.main import cli as flake8_cli
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import codecs
 import io
-import re
 import time
 import tokenize
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -18,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .findings import Finding, Location, ProvenanceStep
+from .noqa import is_suppressed, noqa_map
 from .root_causes import one_report_per_root_cause
 from .rules.base import Report, Rule, all_rules
 from .rules.context import RuleContext
@@ -26,9 +26,6 @@ from .selection import Selection
 
 #: Files that mention none of these are not analysed (they cannot hold tensor code we know).
 PREFILTER_MARKERS = ("torch", "numpy", "jaxtyping", "torchtyping")
-
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-
 
 # Defined apart so that configuration and warm-cache runs need not import libcst.
 from .settings import FileResult, Settings  # noqa: E402 - re-exported for every front end
@@ -229,11 +226,11 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
         return [], interpreter
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = source.splitlines()
-    noqa = _noqa_map(lines) if settings.respect_noqa else {}
+    noqa = noqa_map(lines) if settings.respect_noqa else {}
     findings = []
     for report in reports:
         finding = _to_finding(report, path, module, positions)
-        if _suppressed(finding, noqa):
+        if is_suppressed(finding.code, finding.line, noqa):
             continue
         findings.append(finding)
     findings.sort(key=Finding.sort_key)
@@ -285,27 +282,6 @@ def _snippet(module: cst.Module, node: Any, limit: int = 60) -> str:
         return "?"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _noqa_map(lines: Sequence[str]) -> Dict[int, Optional[Tuple[str, ...]]]:
-    """line -> None (blanket noqa) or the codes it names."""
-    out: Dict[int, Optional[Tuple[str, ...]]] = {}
-    for i, line in enumerate(lines, start=1):
-        if "noqa" not in line.lower():
-            continue
-        match = _NOQA.search(line)
-        if match is None:
-            continue
-        codes = match.group("codes")
-        out[i] = None if not codes else tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c)
-    return out
-
-
-def _suppressed(finding: Finding, noqa: Dict[int, Optional[Tuple[str, ...]]]) -> bool:
-    if finding.line not in noqa:
-        return False
-    codes = noqa[finding.line]
-    return codes is None or any(finding.code.startswith(c) for c in codes)
 
 
 def _select(findings: Iterable[Finding], settings: Settings) -> List[Finding]:

@@ -38,9 +38,13 @@ class TorchTypeChecker:
         chosen = [p.strip().upper() for p in named if p.strip()]
         explicit = bool(getattr(options, "select", None))
         cls._wanted = not explicit or any("TTL".startswith(p) or p.startswith("TTL") for p in chosen)
+        # Our codes' noqa comments are read by noqa.py, as in the CLI (flake8 applies its own
+        # reading on top, which never suppresses more): `#noqa:TTL101` means the same in both.
+        cls._respect_noqa = not getattr(options, "disable_noqa", False)
 
     _opt_in: List[str] = []
     _wanted: bool = True
+    _respect_noqa: bool = True
     _run_plan: Any = None
 
     @classmethod
@@ -74,7 +78,7 @@ class TorchTypeChecker:
             settings.selection = Selection(select=selection.select,
                                            extend_select=selection.extend_select + self._opt_in,
                                            ignore=selection.ignore)
-            settings.respect_noqa = False
+            settings.respect_noqa = self._respect_noqa
             # In a killable child, like every front end; flake8's tree spares the screen a parse.
             found = check_bytes_bounded(source, self.filename, settings, tree=self.tree).findings
             findings = plan.apply_per_file_ignores(found)
