@@ -475,6 +475,10 @@ QUOTED = [
     ("a = nn.BCELoss()(torch.rand(4).half(), torch.rand(4))", "TTL208"),
     ("a = F.binary_cross_entropy_with_logits(torch.randn(4), torch.ones(4, dtype=torch.int32))", "TTL208"),
     ("a = F.binary_cross_entropy_with_logits(torch.randn(4), torch.ones(4, dtype=torch.bool))", "TTL208"),
+    # an input the engine does not know: integer and bool targets fail whatever its dtype
+    ("x = getattr(torch, 'randn')(4)\na = F.binary_cross_entropy_with_logits(x, torch.ones(4, dtype=torch.bool))",
+     "TTL208"),
+    ("x = getattr(torch, 'rand')(4)\na = nn.BCELoss()(x, torch.ones(4, dtype=torch.long))", "TTL208"),
     ("p = torch.randn(4, requires_grad=True)\nloss = nn.HuberLoss()(p, torch.ones(4, dtype=torch.long))\n"
      "loss.backward()", "TTL208"),
     ("a = F.embedding(torch.tensor([0, 1], dtype=torch.int16), torch.randn(3, 2))", "TTL209"),
