@@ -622,3 +622,17 @@ def test_int64_target_with_unknown_class_count_is_not_called_class_probabilities
                  "target = torch.tensor([0, 1, 0, 0, 0])\nloss = F.cross_entropy(logits, target)\n")
     found = [f for f in check_source(unbatched, "b.py").findings if f.code == "TTL207"]
     assert len(found) == 1 and "class probabilities" in found[0].message
+
+
+@pytest.mark.parametrize("loss", ["binary_cross_entropy", "binary_cross_entropy_with_logits"])
+@pytest.mark.parametrize("target_dtype", ["bool", "int64", "int32", "uint8"])
+def test_bce_rejects_integer_targets_whatever_the_input_dtype(loss, target_dtype):
+    # TTL208 flags integer and bool BCE targets when the input's dtype is unknown: that needs
+    # torch to refuse them for every input dtype there is.
+    torch = pytest.importorskip("torch")
+    functional = getattr(torch.nn.functional, loss)
+    target = torch.tensor([1, 0, 1, 0]).to(getattr(torch, target_dtype))
+    for input_dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
+                        torch.int64, torch.int32, torch.uint8, torch.bool):
+        with pytest.raises(RuntimeError):
+            functional(torch.rand(4).to(input_dtype), target)
