@@ -1,22 +1,28 @@
 """Type annotations read as values: what ``x: Float[Tensor, "b c"]``, ``torch.FloatTensor``,
-``TensorType["batch", 3, torch.float32]`` or ``Tuple[Tensor, int]`` promise.
+``Annotated[torch.Tensor, Shape("B", 3)]``, ``TensorType["batch", 3, torch.float32]`` or
+``Tuple[Tensor, int]`` promise.
 
 Reading an annotation evaluates parts of it (the names ``Float``, ``Tensor``, ``torch.float32``
-resolve through the file's imports), so it needs the interpreter; what the jaxtyping dtype
-classes admit and how a shape string parses is data in ``knowledge/annotations.py``.
+resolve through the file's imports), so it needs the interpreter; the shape-annotation dialects
+(jaxtyping, TorchShapeFlow, torchtyping) are read by ``knowledge/shape_dialects.py``.
 Sub-expressions are evaluated with recording off: an annotation is not code that runs.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING, Any, Optional
 
 import libcst as cst
 
 from ..knowledge import annotations as A
 from ..knowledge import dtypes as D
+from ..knowledge.annotations import engine_shape
+from ..knowledge.shape_dialects import (
+    JAXTYPING, TORCHSHAPEFLOW, TORCHTYPING, AnnotationScope, annotated_base, imports_torchshapeflow,
+    module_aliases, read_shape_annotation,
+)
 from ..values import (
-    BOOL, INT64, TOP, DTypeValue, NoneValue, Origin, ScalarValue, SequenceValue, SymbolValue,
-    TensorValue, Value, join_all, with_origin,
+    TOP, ClassValue, DTypeValue, Origin, ScalarValue, SequenceValue, SymbolValue, TensorValue, Value, join_all,
+    with_origin,
 )
 
 if TYPE_CHECKING:
@@ -24,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def annotation_value(interp: "Interpreter", node: Any) -> Value:
-    """The value an annotation promises: Tensor, FloatTensor, jaxtyping, torchtyping."""
+    """The value an annotation promises: Tensor, FloatTensor, a shape annotation in any dialect."""
     try:
         return _annotation_value(interp, node)
     except A.ShapeSpecError:
@@ -49,30 +55,23 @@ def _annotation_value(interp: "Interpreter", node: Any) -> Value:
             if value.origin is not None:
                 value = with_origin(value, Origin(node, value.origin.note))
             return value
+        if isinstance(node, (cst.Subscript, cst.Name)):
+            scope = _scope(interp)
+            annotation = read_shape_annotation(node, scope)
+            if annotation is not None:
+                if annotation.error is not None:
+                    return TOP  # a string jaxtyping rejects promises nothing (TTL603 reports it)
+                shape = engine_shape(annotation.dims) if annotation.dims is not None else None
+                return TensorValue(annotation.dtypes, shape, Origin(node, _ORIGIN_NOTES[annotation.dialect](annotation)))
+            base = annotated_base(node, scope)
+            if base is not None:
+                return _annotation_value(interp, base)  # Annotated[int, "doc"] is an int
         if isinstance(node, cst.Subscript):
             base = interp.eval(node.value)
             if not isinstance(base, SymbolValue):
                 return TOP
             qual = base.qualname
             parts = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
-            if qual.startswith("jaxtyping."):
-                cls_name = qual[10:]
-                if cls_name not in A.JAXTYPING_DTYPES or len(parts) != 2:
-                    return TOP
-                array_type = interp.eval(parts[0])
-                if not isinstance(array_type, SymbolValue) or array_type.qualname not in (
-                        "torch.Tensor",):
-                    return TOP
-                spec = parts[1]
-                shape = None
-                if isinstance(spec, cst.SimpleString):
-                    text = spec.evaluated_value
-                    if isinstance(text, str):
-                        shape, _ = A.parse_shape_string(text)
-                return TensorValue(A.JAXTYPING_DTYPES[cls_name], shape,
-                                   Origin(node, f"annotated {cls_name}[Tensor, ...]"))
-            if qual in ("torchtyping.TensorType", "torchtyping.tensor_type.TensorType"):
-                return _torchtyping(interp, node)
             if qual in ("typing.Optional",):
                 return TOP
             if qual in ("typing.Tuple", "builtins.tuple", "typing.List", "builtins.list"):
@@ -102,51 +101,46 @@ def _annotation_value(interp: "Interpreter", node: Any) -> Value:
         interp.recording = recording
 
 
-def _torchtyping(interp: "Interpreter", node: cst.Subscript) -> Value:
-    """``TensorType["batch", 3, torch.float32]``: str dims are named, ints fixed (-1 any),
-    ``...`` any number of dims, ``"name": size`` a named fixed size; dtypes are torch
-    dtypes or ``int``/``bool``/``float`` (which torchtyping reads as the default dtype)."""
-    dims: List[Any] = []
-    variadic = False
-    dtypes: Any = None
-    for element in node.slice:
-        part = element.slice
-        if isinstance(part, cst.Slice):  # "name": size
-            upper = part.upper
-            if isinstance(upper, cst.Integer):
-                size = int(upper.value)
-                dims.append(None if size == -1 else size)
-            elif isinstance(upper, cst.SimpleString) and isinstance(upper.evaluated_value, str):
-                dims.append(upper.evaluated_value)
-            elif isinstance(upper, cst.Ellipsis):
-                variadic = True
-            else:
-                return TOP
-            continue
-        value_node = part.value
-        if isinstance(value_node, cst.Ellipsis):
-            variadic = True
-        elif isinstance(value_node, cst.SimpleString):
-            name = value_node.evaluated_value
-            dims.append(name if isinstance(name, str) and name.isidentifier() else None)
-        elif isinstance(value_node, (cst.Integer, cst.UnaryOperation)):
-            size = interp.eval(value_node)
-            const = size.const if isinstance(size, ScalarValue) else None
-            dims.append(None if not isinstance(const, int) or const == -1 else const)
-        else:
-            value = interp.eval(value_node)
-            if isinstance(value, DTypeValue):
-                dtypes = frozenset({value.dtype})
-            elif isinstance(value, SymbolValue) and value.qualname in (
-                    "builtins.int", "builtins.bool", "builtins.float"):
-                py = value.qualname[9:]
-                dtypes = frozenset({interp.default_float if py == "float" else
-                                    {"int": INT64, "bool": BOOL}[py]})
-            elif isinstance(value, SymbolValue) and value.qualname.endswith("is_float"):
-                dtypes = A.JAXTYPING_DTYPES["Float"]
-            elif isinstance(value, NoneValue):
-                dims.append(None)
-            else:
-                continue  # layouts and other details say nothing about dtype or shape
-    shape = None if variadic or not dims else tuple(dims)
-    return TensorValue(dtypes, shape, Origin(node, "annotated TensorType[...]"))
+#: How a provenance step names the annotation a value came from, per dialect.
+_ORIGIN_NOTES = {
+    JAXTYPING: lambda a: f"annotated {a.dtype_label}[Tensor, ...]",
+    TORCHSHAPEFLOW: lambda a: "annotated Shape(...)",
+    TORCHTYPING: lambda a: "annotated TensorType[...]",
+}
+
+
+def _scope(interp: "Interpreter") -> AnnotationScope:
+    """What reading the file's annotations needs; its aliases and imports are read once."""
+    facts = interp.annotation_facts
+    if facts is None:
+        facts = interp.annotation_facts = (module_aliases(interp.module), imports_torchshapeflow(interp.module))
+    aliases, tsf = facts
+    return AnnotationScope(lambda n: _qualname(interp, n), aliases, tsf, interp.default_float)
+
+
+def _qualname(interp: "Interpreter", node: Any) -> Optional[str]:
+    """The library name a (dotted) name in an annotation refers to: ``Float`` ->
+    ``jaxtyping.Float``, ``torch.float32`` -> ``torch.float32``; None for anything else."""
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return None
+    value = interp.eval(node)
+    if isinstance(value, SymbolValue):
+        return value.qualname
+    if isinstance(value, DTypeValue):
+        return "torch." + value.dtype  # every dtype name is also torch's attribute
+    return None
+
+
+def declared_attribute(interp: "Interpreter", cls: ClassValue, name: str) -> Value:
+    """What the class body declares for the attribute ``name`` (``w: Float[Tensor, "d d"]``,
+    a field with no value), looked up through the file's base classes; TOP if nothing."""
+    for owner in (cls,) + cls.base_classes:
+        body = owner.node.body.body if isinstance(owner.node.body, cst.IndentedBlock) else ()
+        for item in body:
+            if not isinstance(item, cst.SimpleStatementLine):
+                continue
+            for small in item.body:
+                if isinstance(small, cst.AnnAssign) and small.value is None \
+                        and isinstance(small.target, cst.Name) and small.target.value == name:
+                    return annotation_value(interp, small.annotation.annotation)
+    return TOP

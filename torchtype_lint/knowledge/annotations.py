@@ -1,7 +1,8 @@
-"""Type annotations as facts: ``torch.Tensor``, ``torch.FloatTensor``, jaxtyping, torchtyping."""
+"""Type annotations as facts: jaxtyping's dtype classes, and shape dims (of every dialect,
+see ``shape_dialects``) as the engine's shapes."""
 from __future__ import annotations
 
-from typing import FrozenSet, Optional, Tuple
+from typing import FrozenSet, Optional, Sequence, Tuple
 
 from ..values import (
     BFLOAT16, BOOL, COMPLEX64, COMPLEX128, DTYPE_FAMILIES, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
@@ -47,9 +48,15 @@ def parse_shape_string(spec: str) -> Tuple[Shape, Tuple[str, ...]]:
     """
     dims = parse_jaxtyping_shape(spec)
     variadics = tuple(dim.token for dim in dims if dim.variadic)
-    if variadics:
-        return None, variadics
-    return tuple(_engine_dim(dim) for dim in dims), ()
+    return engine_shape(dims), variadics
+
+
+def engine_shape(dims: Sequence[DimSpec]) -> Shape:
+    """Parsed dims (of any shape-annotation dialect) as the engine's shape; None when a
+    variadic dim makes the rank unknown."""
+    if any(dim.variadic for dim in dims):
+        return None
+    return tuple(_engine_dim(dim) for dim in dims)
 
 
 def _engine_dim(dim: DimSpec) -> Dim:
