@@ -52,7 +52,7 @@ from ..values import (
     FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, SymbolValue, TensorValue, Value, join,
 )
-from .annotations import annotation_value
+from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
 from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
@@ -119,6 +119,9 @@ class Interpreter:
         self.globals = Frame({})
         self.frame = self.globals
         self.annotated_returns: Dict[Any, Value] = {}
+        #: The file's module-level aliases and whether it imports torchshapeflow, read once
+        #: when an annotation first needs them (engine/annotations.py).
+        self.annotation_facts: Optional[Tuple[Dict[str, Any], bool]] = None
         #: id(tensor) -> (tensor, module) for the tensors ``model.parameters()`` gave.
         self.parameter_owners: Dict[int, Tuple[Any, Any]] = {}
         #: Each parameter's default value, evaluated where its ``def`` ran.
@@ -608,6 +611,8 @@ class Interpreter:
                 if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and isinstance(stmt.value, cst.Call) \
                         and self._callee_name(stmt.value) in PARAMETER_CLASSES:
                     owner.cast_attrs.add(name)
+                if value is TOP:  # an unknown value still keeps what the class declares for it
+                    value = declared_attribute(self, owner.cls, name)
                 if self._weak_update(owner) and name in owner.attrs:
                     value = join(owner.attrs[name], value)
                 owner.attrs[name] = value
