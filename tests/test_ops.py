@@ -42,7 +42,7 @@ def _positional_parameters(fn):
             part = part.strip()
             if part in ("*", "") or part.startswith("*"):
                 break
-            names.append(part.split("=")[0].strip())
+            names.append(part.split("=")[0].split(":")[0].strip())  # "dim: int = 0" names dim
         return names
     from torch.overrides import get_testing_overrides
     return _positional_parameters(get_testing_overrides()[fn])

@@ -46,6 +46,14 @@ SIGNATURES: Mapping[str, Tuple[str, ...]] = {
     "torch.stack": ("tensors", "dim"), "torch.index_select": ("input", "dim", "index"),
     "torch.gather": ("input", "dim", "index"), "torch.masked_fill": ("input", "mask", "value"),
     "torch.where": ("condition", "input", "other"),
+    # shape ops whose dims the shape rules check (knowledge/dim_args.py)
+    "torch.chunk": ("input", "chunks", "dim"), "torch.split": ("tensor", "split_size_or_sections", "dim"),
+    "torch.unbind": ("input", "dim"), "torch.movedim": ("input", "source", "destination"),
+    "torch.moveaxis": ("input", "source", "destination"), "torch.transpose": ("input", "dim0", "dim1"),
+    "torch.swapdims": ("input", "dim0", "dim1"), "torch.swapaxes": ("input", "axis0", "axis1"),
+    "torch.permute": ("input", "dims"), "torch.squeeze": ("input", "dim"), "torch.unsqueeze": ("input", "dim"),
+    "torch.flatten": ("input", "start_dim", "end_dim"), "torch.unflatten": ("input", "dim", "sizes"),
+    "torch.reshape": ("input", "shape"),
     # elementwise arithmetic (the operators' functions)
     "torch.add": ("input", "other"), "torch.sub": ("input", "other"), "torch.mul": ("input", "other"),
     "torch.div": ("input", "other"), "torch.pow": ("input", "exponent"),
