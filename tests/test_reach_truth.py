@@ -158,6 +158,27 @@ PROGRAMS = {
             h = layer(h)
         out = h
     """, ["out"]),
+    "zip(*batch) splits the fields of a batch": ("""
+        batch = [(np.zeros(3), np.array(1, dtype=np.int32)), (np.ones(3), np.array(0, dtype=np.int32))]
+        docs, labels = zip(*batch)
+        x = torch.from_numpy(np.stack(docs))
+        y = torch.as_tensor(np.array(labels))
+        first_doc = docs[0]
+    """, ["x", "y", "first_doc"]),
+    "collate_fn over a dataset the engine cannot read": ("""
+        def corpus():
+            return list(zip([[1, 2], [3], [0, 4]], [0, 1, 1]))
+
+        def bow(batch, vocab=5):
+            counts = torch.zeros(len(batch), vocab, dtype=torch.long)
+            for row, (tokens, _) in enumerate(batch):
+                for tok in tokens:
+                    counts[row, tok] += 1
+            return counts, torch.tensor([label for _, label in batch])
+
+        for counts, labels in DataLoader(corpus(), batch_size=2, collate_fn=bow):
+            c = counts
+    """, ["c"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

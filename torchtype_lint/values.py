@@ -583,6 +583,8 @@ class CallArgs:
     pos_nodes: List[Any] = field(default_factory=list)
     kw_nodes: Dict[str, Any] = field(default_factory=dict)
     has_star: bool = False
+    #: The value of a lone ``*iterable`` argument (``zip(*rows)``), when it is the only one.
+    star: Optional[Value] = None
 
     def get(self, index: Optional[int], name: Optional[str] = None) -> Value:
         """The argument given by keyword ``name`` or at position ``index``; TOP if absent."""

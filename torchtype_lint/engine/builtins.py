@@ -146,7 +146,7 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return SequenceValue("list", SequenceValue("tuple", TOP, (ScalarValue("int"), element)), None)
     if name == "zip":
         if args.has_star:
-            return TOP
+            return transposed(args.star) if args.star is not None else TOP
         items = tuple(iterate(v) for v in args.pos)
         return SequenceValue("list", SequenceValue("tuple", TOP, items), None)
     if name in ("list", "tuple", "sorted", "reversed") and args.pos:
@@ -168,6 +168,19 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         if not isinstance(instance, InstanceValue):
             return TOP
         return SuperValue(fn.owner, instance)
+    return TOP
+
+
+def transposed(rows: Value) -> Value:
+    """``zip(*rows)``: the k-th tuple holds field k of every row (rows of known arity give
+    one tuple per field: ``docs, labels = zip(*batch)``)."""
+    row = iterate(rows)
+    if isinstance(row, SequenceValue) and row.container in ("tuple", "list") and row.keys is None:
+        if row.items is not None:
+            columns = tuple(SequenceValue("tuple", item, None) for item in row.items)
+            return SequenceValue("list", join_all(columns), columns)
+        if row.element is not TOP:
+            return SequenceValue("list", SequenceValue("tuple", row.element, None), None)
     return TOP
 
 

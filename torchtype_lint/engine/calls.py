@@ -118,6 +118,8 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
         value = interp.eval(arg.value)
         if arg.star:
             args.has_star = True
+            if arg.star == "*" and len(node.args) == 1:
+                args.star = value
         elif arg.keyword is not None:
             args.kw[arg.keyword.value] = value
             args.kw_nodes[arg.keyword.value] = arg.value

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 from ..values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
-    SequenceValue, SymbolValue, TensorValue, Value, join_all,
+    SequenceValue, TensorValue, Value, join_all,
 )
 from .indexing import index_first
 
@@ -82,9 +82,9 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
         item = sample(dataset)
     elif isinstance(dataset, TensorDatasetValue):
         item = dataset.item
-    elif isinstance(dataset, SymbolValue):
-        return TOP
-    if item is TOP:
+    # A collate_fn of the file makes the batch; what it builds from scratch (a zeros tensor
+    # of a stated dtype) is known even when the items it reads are not.
+    if item is TOP and (custom is None or call_collate is None):
         return TOP
     collated = None
     if custom is not None and call_collate is not None:

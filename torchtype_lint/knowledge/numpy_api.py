@@ -94,6 +94,10 @@ def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
         coerced = coerced_dtype_shape(data)
         if coerced is None:
             return _array(name, None, None, node, "", args) if _dtype_argument(name, args) else TOP
+        inner = _inner_array(data)
+        if inner is not None:  # a list of arrays: their dtype, from where they were made
+            return _array(name, coerced[0], coerced[1], node, f"np.{name} of arrays keeps their {coerced[0]}",
+                          args, inner.origin)
         what = f"a Python {data.pytype}" if isinstance(data, ScalarValue) else "the literal"
         return _array(name, coerced[0], coerced[1], node, f"np.{name} infers {coerced[0]} from {what}",
                       args)
@@ -121,6 +125,18 @@ def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
     if name in D.NUMPY_DTYPE_NAMES and len(args.pos) == 1 and not args.kw and not args.has_star:
         return _scalar_of_type(D.NUMPY_DTYPE_NAMES[name], args.pos[0], node)
     return _computed(name, args, node)
+
+
+def _inner_array(data: Value) -> Optional[ArrayValue]:
+    """The first ndarray (with a provenance) inside a list or tuple, searched depth-first."""
+    if isinstance(data, ArrayValue):
+        return data if data.origin is not None else None
+    if isinstance(data, SequenceValue) and data.container in ("list", "tuple"):
+        for item in data.items if data.items is not None else (data.element,):
+            found = _inner_array(item)
+            if found is not None:
+                return found
+    return None
 
 
 def _computed(name: str, args: CallArgs, node: Any) -> Value:
