@@ -144,12 +144,12 @@ def dim_op_shape(name: str, shape: Shape, ints: List[Optional[int]], has_kw: boo
                 return None
             return tuple(d for d in shape if d != 1)
         dims = {_norm_dim(i, rank) for i in ints}
-        if None in dims:
+        if None in dims or len(dims) != len(ints):  # out of range, or a dim named twice
             return None
         if any(not isinstance(shape[d], int) for d in dims):  # type: ignore[index]
             return None
         return tuple(x for i, x in enumerate(shape) if not (i in dims and x == 1))
-    if name in ("transpose", "swapaxes") and len(ints) == 2:
+    if name in ("transpose", "swapaxes", "swapdims") and len(ints) == 2:
         a, b = _norm_dim(ints[0], rank), _norm_dim(ints[1], rank)
         if a is None or b is None:
             return None
@@ -223,3 +223,75 @@ def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation
     if ceil_mode and (out - 1) * stride >= size + padding:
         out -= 1
     return out if out > 0 else None
+
+
+def dim_range(rank: int, extra: int = 0) -> Tuple[int, int]:
+    """The dims torch accepts for a tensor of ``rank`` dims, both ends included: a 0-d tensor
+    counts as one dim (``x.transpose(0, -1)`` works on it), and ``unsqueeze`` (``extra=1``)
+    may also name the position after the last dim."""
+    span = max(rank, 1) + extra
+    return -span, span - 1
+
+
+def dim_in_range(dim: int, rank: int, extra: int = 0) -> bool:
+    low, high = dim_range(rank, extra)
+    return low <= dim <= high
+
+
+def movedim_shape(shape: Shape, source: Sequence[Optional[int]], destination: Sequence[Optional[int]]) -> Shape:
+    """``x.movedim(source, destination)``: the named dims move to their new positions, the
+    others keep their order in the places left."""
+    if shape is None or len(source) != len(destination) or None in source or None in destination:
+        return None
+    rank = len(shape)
+    if rank == 0:  # a 0-d tensor moves its one pseudo-dim onto itself
+        return () if all(dim_in_range(d, 0) for d in list(source) + list(destination)) else None  # type: ignore[arg-type]
+    src = [_norm_dim(d, rank) for d in source]
+    dst = [_norm_dim(d, rank) for d in destination]
+    if None in src or None in dst or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        return None
+    out: List[Dim] = [None] * rank
+    placed = [False] * rank
+    for s, d in zip(src, dst):
+        out[d] = shape[s]  # type: ignore[index]
+        placed[d] = True  # type: ignore[index]
+    rest = iter(x for i, x in enumerate(shape) if i not in src)
+    return tuple(x if placed[i] else next(rest) for i, x in enumerate(out))
+
+
+def unflatten_shape(shape: Shape, dim: Optional[int], sizes: Shape) -> Shape:
+    """``x.unflatten(dim, sizes)``: dim replaced by ``sizes``, one -1 inferred when the dim's
+    size is known."""
+    if shape is None or dim is None or sizes is None or not shape or not sizes:
+        return None
+    d = _norm_dim(dim, len(shape))
+    if d is None:
+        return None
+    inner = reshape_shape((shape[d],), sizes)
+    return tuple(shape[:d]) + tuple(inner) + tuple(shape[d + 1:]) if inner is not None else None
+
+
+def chunk_sizes(size: Dim, chunks: Optional[int], limit: int = 64) -> Optional[Tuple[int, ...]]:
+    """The lengths of ``x.chunk(chunks)``'s pieces along a dim of ``size``: pieces of
+    ceil(size / chunks), the last one shorter, so there may be fewer than ``chunks``. None
+    when unknown or more than ``limit`` pieces."""
+    if not isinstance(size, int) or not isinstance(chunks, int) or chunks <= 0 or size < 0:
+        return None
+    if size == 0:
+        return (0,) * chunks if chunks <= limit else None  # torch gives ``chunks`` empty pieces
+    return split_sizes(size, -(-size // chunks), limit)
+
+
+def split_sizes(size: Dim, split_size: Optional[int], limit: int = 64) -> Optional[Tuple[int, ...]]:
+    """The lengths of ``x.split(split_size)``'s pieces along a dim of ``size`` (None when
+    unknown or more than ``limit`` pieces)."""
+    if not isinstance(size, int) or not isinstance(split_size, int) or split_size < 0 or size < 0:
+        return None
+    if split_size == 0:
+        return (0,) if size == 0 else None
+    if size == 0:
+        return (0,)
+    full, rest = divmod(size, split_size)
+    if full + bool(rest) > limit:
+        return None
+    return (split_size,) * full + ((rest,) if rest else ())

@@ -1,0 +1,57 @@
+"""Which arguments of torch's shape ops are dimension indices, and what torch accepts there.
+
+``x.transpose(0, 2)`` on a 2-D tensor raises ``IndexError: Dimension out of range (expected to
+be in range of [-2, 1], but got 2)``. Each op below names its dim parameters (torch's names, as
+bound by ``knowledge/ops.py``); a dim is valid in ``shapes.dim_range(rank, extra)``. Every
+entry is checked against torch over ranks 0 to 3 and dims -5 to 5 in tests/test_shape_ops.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class DimParameters:
+    """The dim parameters of one op."""
+
+    #: Parameter names holding one dim each, or (``dim_lists``) an int or a sequence of dims.
+    names: Tuple[str, ...]
+    #: Parameters (among ``names``) that also take a tuple or list of dims.
+    dim_lists: Tuple[str, ...] = ()
+    #: The dim a parameter means when it is not given (None: no default, or "every dim").
+    default: Optional[int] = None
+    #: 1 for ops whose dim may be one past the last (``unsqueeze`` inserts a dim there).
+    extra: int = 0
+    #: What torch says when the tensor is 0-d, for ops that refuse 0-d tensors (whatever the
+    #: dim, or with ``range_first`` for the dims in range: others are out of range).
+    refuses_0d: str = ""
+    range_first: bool = False
+    #: The op's dims are meaningless on a 0-d tensor in a way torch words differently
+    #: (``unflatten``): stay silent there.
+    silent_on_0d: bool = False
+
+
+_ONE_DIM = DimParameters(("dim",))
+_TRANSPOSE = DimParameters(("dim0", "dim1"))
+_MOVEDIM = DimParameters(("source", "destination"), dim_lists=("source", "destination"))
+
+#: op (``knowledge/ops.py`` name) -> its dim parameters. In-place spellings (``squeeze_``,
+#: ``transpose_``...) resolve to the same op.
+DIM_OPS: Mapping[str, DimParameters] = {
+    "torch.chunk": DimParameters(("dim",), default=0, refuses_0d="chunk expects at least a 1-dimensional tensor"),
+    "torch.split": DimParameters(("dim",), default=0, refuses_0d="split expects at least a 1-dimensional tensor"),
+    "torch.unbind": DimParameters(("dim",), default=0,
+                                  refuses_0d="Dimension specified as 0 but tensor has no dimensions", range_first=True),
+    "torch.movedim": _MOVEDIM, "torch.moveaxis": _MOVEDIM,
+    "torch.transpose": _TRANSPOSE, "torch.swapdims": _TRANSPOSE,
+    "torch.swapaxes": DimParameters(("axis0", "axis1")),
+    "torch.permute": DimParameters(("dims",), dim_lists=("dims",)),
+    "torch.squeeze": DimParameters(("dim",), dim_lists=("dim",)),
+    "torch.unsqueeze": DimParameters(("dim",), extra=1),
+    "torch.flatten": DimParameters(("start_dim", "end_dim")),
+    "torch.unflatten": DimParameters(("dim",), silent_on_0d=True),
+}
+
+#: Key phrase of torch's message for a dim out of range.
+OUT_OF_RANGE = "Dimension out of range"
