@@ -16,6 +16,7 @@ from ..values import (
 )
 from . import dtypes as D
 from . import shapes as S
+from .einsum import einsum_shape, parse_equation
 
 
 class Env:
@@ -371,17 +372,30 @@ def _cat_homogeneous(name: str, element: Value, args: CallArgs, node: Any) -> Va
 
 
 def _einsum(args: CallArgs, node: Any) -> Value:
-    """torch.einsum: operands must share a dtype (mixed dtypes raise); the shape is not
-    computed."""
-    operands = args.pos[1:]
-    if len(operands) == 1 and isinstance(operands[0], SequenceValue) and operands[0].items is not None:
-        operands = list(operands[0].items)
-    if args.has_star or not operands or not all(isinstance(t, TensorValue) for t in operands):
+    """torch.einsum: operands must share a dtype (mixed dtypes raise); the shape follows the
+    equation (``knowledge/einsum.py``)."""
+    operands = einsum_operands(args)
+    if operands is None or not operands or not all(isinstance(t, TensorValue) for t in operands):
         return TOP
     dtypes = {t.dtype for t in operands}  # type: ignore[union-attr]
     dtype = dtypes.pop() if len(dtypes) == 1 else None
-    return TensorValue(None if dtype is None else frozenset({dtype}), None,
+    equation = args.pos[0] if args.pos else TOP
+    parsed = parse_equation(equation.const) if isinstance(equation, StringValue) and equation.const is not None \
+        else None
+    shape = einsum_shape(parsed, [t.shape for t in operands]) if parsed is not None else None  # type: ignore[union-attr]
+    return TensorValue(None if dtype is None else frozenset({dtype}), shape,
                        operands[0].origin if dtype else None, _common_device(operands))
+
+
+def einsum_operands(args: CallArgs) -> Optional[List[Value]]:
+    """The operands of ``torch.einsum(equation, *operands)``, also given as one list or tuple;
+    None when their number is unknowable (``*ops``, a list grown in a loop)."""
+    if args.has_star or args.kw:
+        return None
+    operands = list(args.pos[1:])
+    if len(operands) == 1 and isinstance(operands[0], SequenceValue):
+        return list(operands[0].items) if operands[0].items is not None else None
+    return operands
 
 
 def _common_device(values: Any) -> Optional[str]:
@@ -610,7 +624,8 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
     | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split",
                                "topk", "sort"}
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
-                     "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot"}
+                     "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
+                     "swapaxes", "swapdims", "movedim", "moveaxis", "unflatten"}
 )
 
 
@@ -683,15 +698,7 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
                           for i, d in enumerate(sizes))
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
     if name in ("split", "chunk", "unbind", "tensor_split") and not args.has_star:
-        # A tuple of pieces with the receiver's dtype; the piece count is not tracked.
-        dim_value = args.get(1 if name != "unbind" else 0, "dim")
-        dim = int_const(dim_value) if dim_value is not TOP else 0
-        shape = None
-        if recv.shape is not None and dim is not None and -len(recv.shape) <= dim < len(recv.shape):
-            d = dim % len(recv.shape)
-            shape = tuple(recv.shape[:d]) + (() if name == "unbind" else (None,)) + tuple(recv.shape[d + 1:])
-        piece = TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
-        return SequenceValue("tuple", piece, None)
+        return _pieces(recv, name, args)
     if name in SHAPE_PRESERVING:
         if name in ("add", "sub", "mul") and args.pos:
             return binary_op(recv, args.pos[0], {"add": "+", "sub": "-", "mul": "*"}[name], node, env)
@@ -729,12 +736,9 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         end = int_const(args.get(1, "end_dim")) if args.has(1, "end_dim") else -1
         shape = S.flatten_shape(recv.shape, start, end) if start is not None and end is not None else None
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
-    if name in ("unsqueeze", "squeeze", "transpose", "permute", "t", "swapaxes", "movedim"):
-        ints = [int_const(v) for v in args.pos]
-        if name == "permute" and len(args.pos) == 1:
-            ints = list(shape_from_value(args.pos[0]) or [None])
-        shape = S.dim_op_shape(name, recv.shape, ints, "dim" in args.kw)
-        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name in _DIM_OP_PARAMETERS:
+        return TensorValue(recv.dtypes, _dim_op_shape(recv.shape, name, args), recv.origin, recv.device,
+                           recv.requires_grad)
     if name in ("size",):
         if args.pos:
             return ScalarValue("int", S.dim_at(recv.shape, int_const(args.pos[0])))
@@ -755,6 +759,92 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name.startswith("new_"):
         return _new_factory(recv, name, args, node, env)
     return TOP
+
+
+#: Shape ops whose dims are arguments, with the names of those parameters (torch's).
+_DIM_OP_PARAMETERS: Dict[str, Tuple[str, ...]] = {
+    "unsqueeze": ("dim",), "squeeze": ("dim",), "transpose": ("dim0", "dim1"), "swapdims": ("dim0", "dim1"),
+    "swapaxes": ("axis0", "axis1"), "t": (), "permute": ("dims",), "movedim": ("source", "destination"),
+    "moveaxis": ("source", "destination"), "unflatten": ("dim", "sizes"),
+}
+#: Past this many pieces, split/chunk/unbind results are kept as "pieces of this shape".
+_MAX_TRACKED_PIECES = 64
+
+
+def _dim_op_shape(shape: Shape, name: str, args: CallArgs) -> Shape:
+    """The shape of ``x.<name>(...)`` for the ops of ``_DIM_OP_PARAMETERS``."""
+    if args.has_star or shape is None:
+        return None
+    params = _DIM_OP_PARAMETERS[name]
+    if name == "permute":  # x.permute(2, 0, 1), x.permute((2, 0, 1)), x.permute(dims=...)
+        if len(args.pos) > 1 or (args.pos and isinstance(args.pos[0], ScalarValue)):
+            return S.dim_op_shape(name, shape, [int_const(v) for v in args.pos], False)
+        return S.dim_op_shape(name, shape, list(shape_from_value(args.get(0, "dims")) or [None]), False)
+    values = [args.get(i, param) for i, param in enumerate(params)]
+    if not shape and name in ("squeeze", "transpose", "swapaxes", "swapdims"):  # torch takes 0/-1 on 0-d
+        dims = [int_const(v) for v in values if not isinstance(v, NoneValue)] if name != "squeeze" else \
+            (_dim_list(values[0]) if args.has(0, "dim") else [])
+        return () if dims is not None and all(d is not None and S.dim_in_range(d, 0) for d in dims) else None
+    if name in ("movedim", "moveaxis"):
+        source, destination = (_dim_list(v) for v in values)
+        return S.movedim_shape(shape, source, destination) if source is not None and destination is not None \
+            else None
+    if name == "unflatten":
+        return S.unflatten_shape(shape, int_const(values[0]), shape_from_value(values[1]))
+    if name == "squeeze" and isinstance(values[0], SequenceValue):  # x.squeeze((0, 2))
+        dims = _dim_list(values[0])
+        return S.dim_op_shape(name, shape, dims, False) if dims else None
+    given = [v for i, (v, param) in enumerate(zip(values, params)) if args.has(i, param)]
+    return S.dim_op_shape(name, shape, [int_const(v) for v in given], False)
+
+
+def _dim_list(value: Value) -> Optional[List[Optional[int]]]:
+    """Dims given as an int or a tuple/list of ints."""
+    if isinstance(value, ScalarValue):
+        return [int_const(value)]
+    if isinstance(value, SequenceValue) and value.items is not None:
+        return [int_const(v) for v in value.items]
+    return None
+
+
+def _pieces(recv: TensorValue, name: str, args: CallArgs) -> Value:
+    """``x.split(...)`` / ``chunk`` / ``unbind`` / ``tensor_split``: a tuple of pieces with the
+    receiver's dtype; each piece when the dim's size and the split are known, else pieces of
+    one shape whose size along the dim is unknown."""
+    dim_at_ = 1 if name != "unbind" else 0
+    dim = int_const(args.get(dim_at_, "dim")) if args.has(dim_at_, "dim") else 0
+    shape = None
+    d: Optional[int] = None
+    if recv.shape is not None and dim is not None and -len(recv.shape) <= dim < len(recv.shape):
+        d = dim % len(recv.shape)
+        shape = tuple(recv.shape[:d]) + (() if name == "unbind" else (None,)) + tuple(recv.shape[d + 1:])
+
+    def piece(piece_shape: Shape) -> TensorValue:
+        return TensorValue(recv.dtypes, piece_shape, recv.origin, recv.device, recv.requires_grad)
+
+    lengths = None if d is None or recv.shape is None else _piece_lengths(recv.shape[d], name, args)
+    if lengths is None or shape is None or d is None:
+        return SequenceValue("tuple", piece(shape), None)
+    if name == "unbind":
+        return SequenceValue("tuple", piece(shape), tuple(piece(shape) for _ in lengths))
+    items = tuple(piece(shape[:d] + (n,) + shape[d + 1:]) for n in lengths)
+    return SequenceValue("tuple", piece(shape), items)
+
+
+def _piece_lengths(size: Any, name: str, args: CallArgs) -> Optional[Tuple[int, ...]]:
+    if name == "unbind":
+        return (1,) * size if isinstance(size, int) and 0 <= size <= _MAX_TRACKED_PIECES else None
+    if name == "chunk":
+        return S.chunk_sizes(size, int_const(args.get(0, "chunks")), _MAX_TRACKED_PIECES)
+    if name == "split":
+        sections = args.get(0, "split_size") if args.has(0, "split_size") else args.get(0, "split_size_or_sections")
+        if isinstance(sections, SequenceValue):  # explicit lengths; they must add up to the size
+            lengths = _dim_list(sections)
+            if lengths is None or None in lengths or sum(lengths) != size or len(lengths) > _MAX_TRACKED_PIECES:  # type: ignore[arg-type]
+                return None
+            return tuple(lengths)  # type: ignore[arg-type]
+        return S.split_sizes(size, int_const(sections), _MAX_TRACKED_PIECES)
+    return None
 
 
 def _shape_tuple(shape: Shape) -> Value:
