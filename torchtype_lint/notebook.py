@@ -74,9 +74,8 @@ class NotebookFinding(Finding):
     def sort_key(self) -> Tuple[Any, ...]:
         return (self.path, self.cell, self.location.line, self.location.column, self.code)
 
-    def concise(self) -> str:
-        return (f"{self.path}:cell {self.cell}:{self.location.line}:{self.location.column + 1}: "
-                f"{self.code} {self.message}")
+    def position(self) -> str:
+        return f"{self.path}:cell {self.cell}:{self.location.line}:{self.location.column + 1}"
 
 
 # --------------------------------------------------------------------------- reading
