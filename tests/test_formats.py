@@ -11,6 +11,7 @@ import pytest
 
 from torchtype_lint.cli import main
 from torchtype_lint.findings import Finding, Location, ProvenanceStep, rule_url
+from torchtype_lint.headline import headline
 from torchtype_lint.reporting import FORMATTERS, format_github, render
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -79,11 +80,19 @@ def test_json_objects(project, capsys):
 
 
 def test_json_and_concise_agree(project, capsys):
+    # concise prints each message's headline; full and json keep the whole message.
     _, concise, _ = check(capsys, "train.py", "broken.py")
+    _, full, _ = check(capsys, "--output-format", "full", "train.py", "broken.py")
     _, as_json, _ = check(capsys, "--output-format", "json", "train.py", "broken.py")
-    rebuilt = [f"{i['filename']}:{i['location']['row']}:{i['location']['column']}: {i['code']} {i['message']}"
-               for i in json.loads(as_json)]
-    assert rebuilt == concise.splitlines()
+    findings = json.loads(as_json)
+    steps = [[ProvenanceStep(s["row"], s["column"] - 1, s["code"], s["note"]) for s in i["provenance"]]
+             for i in findings]
+    where = [f"{i['filename']}:{i['location']['row']}:{i['location']['column']}: {i['code']} " for i in findings]
+    assert [w + headline(i["message"], s) for w, i, s in zip(where, findings, steps)] == concise.splitlines()
+    assert all(w + i["message"] in full.splitlines() for w, i in zip(where, findings))
+    cast = findings[1]
+    assert "torch.tensor infers int64" in cast["message"] and "torch.tensor infers int64" not in concise
+    assert "(since line 3)" in concise
 
 
 GITHUB_LINE = re.compile(

@@ -22,6 +22,8 @@ from lsprotocol import types as T  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
 
 from precommit_support import CHECKOUT, make_project, run_hook  # noqa: E402
+from torchtype_lint.findings import ProvenanceStep  # noqa: E402
+from torchtype_lint.headline import headline  # noqa: E402
 
 #: path, cell (0 outside notebooks), line, column (1-based code points), code, message
 Finding = Tuple[str, int, int, int, str, str]
@@ -64,14 +66,22 @@ def corpus(tmp_path_factory) -> Tuple[Path, List[str]]:
     return project, sorted(files)
 
 
-def _cli(project: Path, files: List[str]) -> Set[Finding]:
+def _cli(project: Path, files: List[str], headlines: bool = False) -> Set[Finding]:
+    """The CLI's findings with their whole message (what JSON and the language server show), or
+    with its headline (what the concise format, hence pre-commit, and flake8 print)."""
     # --no-cache: the findings are computed here, not read back from another front end's run.
     run = subprocess.run([sys.executable, "-m", "torchtype_lint", "check", "--no-cache", "--output-format", "json",
                           *files],
                          cwd=project, capture_output=True, text=True, timeout=300)
     assert run.returncode in (0, 1), run.stderr
-    return {(f["filename"], f.get("cell", 0), f["location"]["row"], f["location"]["column"], f["code"], f["message"])
+    return {(f["filename"], f.get("cell", 0), f["location"]["row"], f["location"]["column"], f["code"],
+             _headline(f) if headlines else f["message"])
             for f in json.loads(run.stdout)}
+
+
+def _headline(finding: dict) -> str:
+    steps = [ProvenanceStep(s["row"], s["column"] - 1, s["code"], s["note"]) for s in finding["provenance"]]
+    return headline(finding["message"], steps)
 
 
 def _flake8(project: Path, files: List[str]) -> Set[Finding]:
@@ -171,8 +181,9 @@ async def test_cli_flake8_lsp_and_pre_commit_report_identical_findings(client: L
     assert sorted(f[1:5] for f in cli if f[0] == "notebook.ipynb") == [(3, 2, 5, "TTL301"), (4, 1, 11, "TTL101")]
 
     python_files = [name for name in files if name.endswith(".py")]
-    _assert_same("flake8", _flake8(project, python_files), {f for f in cli if f[0].endswith(".py")})
-    _assert_same("pre-commit", _pre_commit(project, files, tmp_path / "hook-cache"), cli)
+    short = _cli(project, files, headlines=True)
+    _assert_same("flake8", _flake8(project, python_files), {f for f in short if f[0].endswith(".py")})
+    _assert_same("pre-commit", _pre_commit(project, files, tmp_path / "hook-cache"), short)
     _assert_same("the language server", await _lsp(client, project, files), cli)
 
 

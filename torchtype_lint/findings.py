@@ -74,6 +74,21 @@ class Finding:
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.location.line, self.location.column, self.code)
 
+    def position(self) -> str:
+        """``path:line:col`` with a 1-based column (ruff and flake8 style)."""
+        return f"{self.path}:{self.location.line}:{self.location.column + 1}"
+
+    @property
+    def headline(self) -> str:
+        """The message cut to one scannable line (headline.py); ``message`` has it all."""
+        from .headline import headline  # headline.py imports this module
+
+        return headline(self.message, self.provenance)
+
     def concise(self) -> str:
-        """``path:line:col: CODE message`` with a 1-based column (ruff and flake8 style)."""
-        return f"{self.path}:{self.location.line}:{self.location.column + 1}: {self.code} {self.message}"
+        """``path:line:col: CODE headline``: the concise format's line, and flake8's."""
+        return f"{self.position()}: {self.code} {self.headline}"
+
+    def full_line(self) -> str:
+        """``path:line:col: CODE message`` with the whole message (the ``full`` format)."""
+        return f"{self.position()}: {self.code} {self.message}"

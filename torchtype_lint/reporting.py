@@ -31,6 +31,8 @@ def render(name: str, findings: Sequence[Finding], sources: Optional[Mapping[str
 
 
 def format_concise(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
+    """One line per finding, its message cut to the headline (headline.py): ``full`` and the
+    JSON formats keep the whole message."""
     # ``check --confirm`` adds torch's verdicts as indented lines under their finding.
     return "".join(f.concise() + "\n" + "".join(f"    {c}\n" for c in f.confirmations) for f in findings)
 
@@ -59,7 +61,7 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
     for f in findings:
         # Notebook findings (notebook.py) count lines within their cell.
         lines = f.cell_source.splitlines() if getattr(f, "cell", None) else _source_lines(f.path, sources, cache)
-        out = [f"{f.concise()}"]
+        out = [f.full_line()]
         loc = f.location
         text = lines[loc.line - 1].expandtabs(1) if 1 <= loc.line <= len(lines) else ""
         if text.isprintable() and text.strip():  # no excerpt of binary or undecodable lines

@@ -92,5 +92,6 @@ class TorchTypeChecker:
         for f in findings:
             if f.code == "TTL001" and f.message.startswith("syntax error"):
                 continue  # flake8 already reports E999 for syntax errors
-            yield f.line, f.column, f"{f.code} {f.message}", type(self)
+            # The headline, like the CLI's concise lines: flake8's output is one line a finding.
+            yield f.line, f.column, f"{f.code} {f.headline}", type(self)
 
