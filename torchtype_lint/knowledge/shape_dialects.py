@@ -163,14 +163,14 @@ def _annotated(node: cst.Subscript, scope: AnnotationScope) -> Optional[ShapeAnn
     base, metadata = parts[0], parts[1:]
     if scope.qualname(resolve_alias(base, scope)) in TENSOR_NAMES:
         for item in metadata:
-            found = _torchshapeflow(item, scope)
+            found = _torchshapeflow(item, node, scope)
             if found is not None:
                 return found
         return None
     return read_shape_annotation(base, scope)
 
 
-def _torchshapeflow(item: Any, scope: AnnotationScope) -> Optional[ShapeAnnotation]:
+def _torchshapeflow(item: Any, whole: cst.Subscript, scope: AnnotationScope) -> Optional[ShapeAnnotation]:
     if isinstance(item, cst.Call) and scope.qualname(item.func) in TORCHSHAPEFLOW_SHAPE_NAMES:
         dims: List[DimSpec] = []
         for arg in item.args:
@@ -180,7 +180,7 @@ def _torchshapeflow(item: Any, scope: AnnotationScope) -> Optional[ShapeAnnotati
             if isinstance(literal, bool) or not isinstance(literal, (int, str)):
                 return None  # a dim computed at runtime: the shape is not known here
             dims.append(_tsf_dim(literal))
-        return _make(TORCHSHAPEFLOW, item, dims, spec=" ".join(d.token for d in dims))
+        return _make(TORCHSHAPEFLOW, whole, dims, spec=" ".join(d.token for d in dims))
     if isinstance(item, cst.SimpleString) and scope.imports_torchshapeflow:
         text = item.evaluated_value
         if not isinstance(text, str):
@@ -193,7 +193,7 @@ def _torchshapeflow(item: Any, scope: AnnotationScope) -> Optional[ShapeAnnotati
                 if not token.isidentifier():
                     return None  # not a dim TorchShapeFlow documents: not guessed
                 dims.append(_tsf_dim(token))
-        return _make(TORCHSHAPEFLOW, item, dims, spec=text)
+        return _make(TORCHSHAPEFLOW, whole, dims, spec=text)
     return None
 
 

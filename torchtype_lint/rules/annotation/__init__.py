@@ -1,1 +1,1 @@
-"""TTL6xx: jaxtyping annotations read as contracts; one rule a file."""
+"""TTL6xx: shape annotations (jaxtyping, TorchShapeFlow, torchtyping) read as contracts; one rule a file."""

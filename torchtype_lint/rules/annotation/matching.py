@@ -1,7 +1,8 @@
-"""An inferred tensor matched against a jaxtyping annotation read as a contract.
+"""An inferred tensor matched against a shape annotation (any dialect) read as a contract.
 
-``Float[Tensor, "b c"]`` says two things: the dtype class and a shape in which named
-dimensions are bound once per call. The engine infers the shapes and dtypes of arguments
+``Float[Tensor, "b c"]`` (or ``Annotated[Tensor, Shape("b", "c")]``, ``TensorType["b", "c"]``)
+says two things: the dtypes it admits and a shape in which named dimensions are bound once
+per call. The engine infers the shapes and dtypes of arguments
 and return values; the rules report where the inferred facts contradict the annotation
 (only known ints and known dtype sets, never symbolic dims).
 """
@@ -11,7 +12,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ...knowledge.jaxtyping_shapes import DimSpec
 from ...values import COMMON_DTYPES, TensorValue, describe_dtypes, describe_shape
-from .jaxtyping_annotations import JaxAnnotation
+from ...knowledge.shape_dialects import ShapeAnnotation
+from .shape_annotations import dtype_requirement
 
 
 def match_shape(dims: Sequence[DimSpec], shape: Tuple[Any, ...], bound: Dict[str, Any]) -> Optional[str]:
@@ -61,8 +63,8 @@ def _dims(n: int) -> str:
     return "1 dimension" if n == 1 else f"{n} dimensions"
 
 
-def dtype_conflict(annotation: JaxAnnotation, value: TensorValue) -> Optional[str]:
-    """Why the value's dtypes break the dtype class, when every possible dtype does."""
+def dtype_conflict(annotation: ShapeAnnotation, value: TensorValue) -> Optional[str]:
+    """Why the value's dtypes break the annotation's, when every possible dtype does."""
     allowed = annotation.dtypes
     if allowed is None or value.dtypes is None or not value.dtypes:
         return None
@@ -70,4 +72,4 @@ def dtype_conflict(annotation: JaxAnnotation, value: TensorValue) -> Optional[st
         return None  # exotic dtypes (float8, uint16...) are not in our class table
     if any(d in allowed for d in value.dtypes):
         return None
-    return f"is {describe_dtypes(value.dtypes)}, not a {annotation.class_name} dtype"
+    return f"is {describe_dtypes(value.dtypes)}, not {dtype_requirement(annotation)}"

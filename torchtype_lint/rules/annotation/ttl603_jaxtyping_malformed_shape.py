@@ -6,7 +6,8 @@ from typing import Any, List
 import libcst as cst
 
 from ..base import Rule, RuntimeClaim, register
-from .jaxtyping_annotations import jaxtyping_annotation
+from ...knowledge.shape_dialects import JAXTYPING
+from .shape_annotations import shape_annotation
 from ..context import RuleContext
 
 
@@ -130,8 +131,8 @@ class JaxtypingMalformedShape(Rule):
                         if isinstance(small, cst.AnnAssign):
                             candidates += _subscripts(small.annotation.annotation)
         for subscript in candidates:
-            annotation = jaxtyping_annotation(subscript, ctx)
-            if annotation is None or annotation.error is None:
+            annotation = shape_annotation(subscript, ctx)
+            if annotation is None or annotation.dialect != JAXTYPING or annotation.error is None:
                 continue
             self.report(annotation.spec_node, f"jaxtyping rejects the shape string \"{annotation.spec}\": "
                                               f"{annotation.error}")

@@ -1,4 +1,4 @@
-"""TTL601 jaxtyping-argument-mismatch: call whose arguments contradict the function's jaxtyping annotations."""
+"""TTL601 shape-annotation-argument-mismatch: call whose arguments contradict the function's shape annotations."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...values import FunctionValue, InstanceValue, TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
-from .jaxtyping_annotations import jaxtyping_annotation
+from .shape_annotations import shape_annotation
 from .matching import dtype_conflict, match_shape
 from ..context import RuleContext
 
@@ -55,17 +55,21 @@ def _bind_call(fnode: cst.FunctionDef, skip_self: bool, node: cst.Call, ctx: Rul
 class JaxtypingArgumentMismatch(Rule):
     """
     ## What it does
-    Reads jaxtyping annotations (`Float[Tensor, "b c"]`) on the parameters of a function
-    of the file as a contract, and flags a call whose arguments, as inferred, break it: a
-    named dimension bound to two different sizes across the arguments (`x` of shape
-    `(4, 3)` and `y` of shape `(5, 3)` for `"b c"` and `"b c"`), a fixed size or rank that
-    differs, or a dtype outside the annotation's class (an int64 tensor for `Float`).
+    Reads the shape annotations on the parameters of a function of the file as a contract,
+    and flags a call whose arguments, as inferred, break it: a named dimension bound to two
+    different sizes across the arguments (`x` of shape `(4, 3)` and `y` of shape `(5, 3)`
+    for `"b c"` and `"b c"`), a fixed size or rank that differs, or a dtype outside the
+    annotation's (an int64 tensor for `Float`). Every dialect reads the same way:
+    jaxtyping's `Float[Tensor, "b c"]` (also inside `Annotated[...]`), TorchShapeFlow's
+    `Annotated[torch.Tensor, Shape("b", "c")]` and torchtyping's
+    `TensorType["b", "c", torch.float32]`, when their names come from those packages.
 
     ## Why is this bad?
-    With a runtime checker (`@jaxtyped(typechecker=beartype)`) the call raises
-    `TypeCheckError`; without one the annotation is silently wrong, and the function
-    computes on shapes its author did not plan for (broadcasting `(4, 1, 3)` against
-    `(5, 3)`, for instance). Either way the call and the annotation disagree.
+    With a runtime checker (`@jaxtyped(typechecker=beartype)`, torchtyping's
+    `@typechecked`) the call raises a type-check error; without one the annotation is
+    silently wrong, and the function computes on shapes its author did not plan for
+    (broadcasting `(4, 1, 3)` against `(5, 3)`, for instance). Either way the call and the
+    annotation disagree. TorchShapeFlow reports such calls statically.
 
     ## Example
     ```python
@@ -109,8 +113,8 @@ class JaxtypingArgumentMismatch(Rule):
     """
 
     code = "TTL601"
-    name = "jaxtyping-argument-mismatch"
-    summary = "call whose arguments contradict the function's jaxtyping annotations"
+    name = "shape-annotation-argument-mismatch"
+    summary = "call whose arguments contradict the function's shape annotations"
     listens = (cst.Call,)
     runtime = RuntimeClaim("AssertionError")
 
@@ -127,25 +131,24 @@ class JaxtypingArgumentMismatch(Rule):
         for param, value, arg_node in bindings:
             if param.annotation is None or not isinstance(value, TensorValue):
                 continue
-            annotation = jaxtyping_annotation(param.annotation.annotation, ctx)
-            if annotation is None or annotation.dims is None:
+            annotation = shape_annotation(param.annotation.annotation, ctx)
+            if annotation is None or annotation.error is not None:
                 continue
             pname = param.name.value
             arg = _arg_text(arg_node)
             problem = dtype_conflict(annotation, value)
             if problem is not None:
                 self.report(node, f"argument `{pname}` of `{fnode.name.value}` is annotated "
-                                  f"`{annotation.class_name}[..., \"{annotation.spec}\"]`, but {arg} {problem}",
-                            origin=value.origin)
+                                  f"`{annotation.text}`, but {arg} {problem}", origin=value.origin)
                 return
-            if value.shape is None:
+            if value.shape is None or annotation.dims is None:
                 continue
             before = dict(bound)
             problem = match_shape(annotation.dims, tuple(value.shape), bound)
             if problem is not None:
                 earlier = _earlier_binding(problem, before, seen)
                 self.report(node, f"argument `{pname}` of `{fnode.name.value}` is annotated "
-                                  f"\"{annotation.spec}\", but {arg} (shape {describe_shape(value.shape)}) "
+                                  f"`{annotation.text}`, but {arg} (shape {describe_shape(value.shape)}) "
                                   f"{problem}{earlier}", origin=value.origin)
                 return
             for name in bound:

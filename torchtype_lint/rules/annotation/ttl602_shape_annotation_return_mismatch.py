@@ -1,4 +1,4 @@
-"""TTL602 jaxtyping-return-mismatch: returned tensor contradicts the function's jaxtyping return annotation."""
+"""TTL602 shape-annotation-return-mismatch: returned tensor contradicts the function's shape return annotation."""
 from __future__ import annotations
 
 from typing import Any, Dict
@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...values import TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
-from .jaxtyping_annotations import jaxtyping_annotation
+from .shape_annotations import shape_annotation
 from .matching import dtype_conflict, match_shape
 from ..context import RuleContext
 
@@ -16,16 +16,18 @@ from ..context import RuleContext
 class JaxtypingReturnMismatch(Rule):
     """
     ## What it does
-    Flags a `return` whose inferred value contradicts the function's jaxtyping return
-    annotation: a dtype outside the class (`Float[...]` returning an int64 or bool
+    Flags a `return` whose inferred value contradicts the function's shape return
+    annotation: a dtype outside the annotation's (`Float[...]` returning an int64 or bool
     tensor), a different rank, a fixed size that differs, or a named dimension whose size
-    differs from the one the arguments bound in the same call.
+    differs from the one the arguments bound in the same call. The annotation may be
+    jaxtyping's `Float[Tensor, "b 1"]` (also inside `Annotated[...]`), TorchShapeFlow's
+    `Annotated[torch.Tensor, Shape("b", 1)]` or torchtyping's `TensorType["b", 1]`.
 
     ## Why is this bad?
-    Callers rely on the annotation; with a runtime checker the function raises
-    `TypeCheckError ... whilst checking the return value`, without one the wrong shape
-    travels on (a reduction over the wrong dimension, a lost `keepdim`, a comparison
-    returned instead of a score).
+    Callers rely on the annotation; with a runtime checker the function raises a
+    type-check error on the return value (jaxtyping: `TypeCheckError ... whilst checking
+    the return value`), without one the wrong shape travels on (a reduction over the
+    wrong dimension, a lost `keepdim`, a comparison returned instead of a score).
 
     ## Example
     ```python
@@ -44,8 +46,8 @@ class JaxtypingReturnMismatch(Rule):
     """
 
     code = "TTL602"
-    name = "jaxtyping-return-mismatch"
-    summary = "returned tensor contradicts the function's jaxtyping return annotation"
+    name = "shape-annotation-return-mismatch"
+    summary = "returned tensor contradicts the function's shape return annotation"
     listens = (cst.Return,)
     runtime = RuntimeClaim("AssertionError")
 
@@ -53,22 +55,21 @@ class JaxtypingReturnMismatch(Rule):
         fnode = ctx.function_node
         if not isinstance(fnode, cst.FunctionDef) or fnode.returns is None or node.value is None:
             return
-        annotation = jaxtyping_annotation(fnode.returns.annotation, ctx)
-        if annotation is None or annotation.dims is None:
+        annotation = shape_annotation(fnode.returns.annotation, ctx)
+        if annotation is None or annotation.error is not None:
             return
         value = ctx.value(node.value)
         if not isinstance(value, TensorValue):
             return
         problem = dtype_conflict(annotation, value)
-        if problem is None and value.shape is not None:
+        if problem is None and value.shape is not None and annotation.dims is not None:
             bound = _parameter_bindings(fnode, ctx)
             problem = match_shape(annotation.dims, tuple(value.shape), bound)
             if problem is not None:
                 problem = f"(shape {describe_shape(value.shape)}) {problem}"
         if problem is None:
             return
-        self.report(node, f"`{fnode.name.value}` is annotated to return "
-                          f"`{annotation.class_name}[..., \"{annotation.spec}\"]`, but "
+        self.report(node, f"`{fnode.name.value}` is annotated to return `{annotation.text}`, but "
                           f"`{_short(node.value)}` {problem}", origin=value.origin)
 
 
@@ -84,7 +85,7 @@ def _parameter_bindings(fnode: cst.FunctionDef, ctx: RuleContext) -> Dict[str, A
     for param in params:
         if param.annotation is None:
             continue
-        annotation = jaxtyping_annotation(param.annotation.annotation, ctx)
+        annotation = shape_annotation(param.annotation.annotation, ctx)
         value = ctx.value(param.name)
         if annotation is None or annotation.dims is None or not isinstance(value, TensorValue) \
                 or value.shape is None:
