@@ -179,6 +179,16 @@ PROGRAMS = {
         for counts, labels in DataLoader(corpus(), batch_size=2, collate_fn=bow):
             c = counts
     """, ["c"]),
+    "numpy scalars from indexing, and np.pi": ("""
+        freqs = np.random.uniform(0.5, 4.0, size=8)
+        freq = freqs[3]
+        t = np.arange(16, dtype=np.float32)
+        wave = np.sin(2 * np.pi * freq * t)
+        x = torch.from_numpy(wave.astype(np.float32) + wave)
+        flags = torch.tensor([freqs[0] > 2.0, freqs[1] > 2.0])
+        counts = np.bincount(np.array([1, 2, 2]))
+        c0 = torch.tensor(counts[0])
+    """, ["freq", "wave", "x", "flags", "c0"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -133,7 +133,9 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
     """``owner.attr``; a property of a class defined in the file is called."""
     if isinstance(owner, SymbolValue):
         qualname = f"{owner.qualname}.{attr}"
-        return ScalarValue("float") if qualname in MATH_FLOAT_CONSTANTS else library_object(qualname)
+        if qualname in MATH_FLOAT_CONSTANTS or qualname in NP.FLOAT_CONSTANTS:
+            return ScalarValue("float")
+        return library_object(qualname)
     if isinstance(owner, TensorValue):
         return T.tensor_attribute(owner, attr, node)
     if isinstance(owner, ArrayValue):

@@ -34,11 +34,10 @@ def index_tensor(t: TensorValue, indices: List[Value], slices: Dict[int, SliceBo
 
 
 def index_array(a: ArrayValue, indices: List[Value], slices: Dict[int, SliceBounds]) -> Value:
-    """``a[indices]`` of a numpy array; indexing every dim gives a numpy scalar (unknown)."""
-    shape = index_shape(a.shape, indices, slices)
-    if shape == ():
-        return TOP  # a numpy scalar, not an array
-    return ArrayValue(a.dtypes, shape, a.origin)
+    """``a[indices]`` of a numpy array; indexing every dim gives a numpy scalar, which the
+    engine holds as a 0-d array of the same dtype (as numpy reductions do: NumPy 2 promotes
+    both alike, and default_collate and ``torch.tensor`` keep the dtype of both)."""
+    return ArrayValue(a.dtypes, index_shape(a.shape, indices, slices), a.origin)
 
 
 def index_shape(shape: Any, indices: List[Value], slices: Dict[int, SliceBounds]) -> Any:

@@ -34,6 +34,8 @@ FLOAT64_FACTORIES = {"zeros", "ones", "empty"}
 RANDOM_FLOAT = {"rand", "randn", "random", "random_sample", "uniform", "normal", "standard_normal",
                 "sample", "ranf", "beta", "exponential", "gamma"}
 LOADERS = {"loadtxt", "genfromtxt"}
+#: ``np.<name>`` constants that are plain Python floats (weak in NumPy 2 promotion).
+FLOAT_CONSTANTS = frozenset(f"numpy.{name}" for name in ("pi", "e", "inf", "nan", "euler_gamma"))
 #: Readers of raw bytes: ``dtype=`` (default float64) says what the bytes are.
 RAW_READERS = {"frombuffer": ("buffer", "dtype", "count", "offset"),
                "fromfile": ("file", "dtype", "count", "sep", "offset")}
