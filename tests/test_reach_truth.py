@@ -189,6 +189,15 @@ PROGRAMS = {
         counts = np.bincount(np.array([1, 2, 2]))
         c0 = torch.tensor(counts[0])
     """, ["freq", "wave", "x", "flags", "c0"]),
+    "records appended as dict literals keep their keys": ("""
+        recs = []
+        for i in range(3):
+            recs.append({"x": np.random.rand(2), "n": i, "tag": str(i)})
+        r = recs[0]
+        fx = torch.from_numpy(r["x"])
+        feats = np.array([[rec["n"], 1] for rec in recs])
+        ft = torch.from_numpy(feats)
+    """, ["fx", "feats", "ft"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -233,9 +233,10 @@ def scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
     return ScalarValue(kind, const)
 
 
-def with_element(container: SequenceValue, value: Value) -> SequenceValue:
-    """The container after one more element (or one element replaced) of ``value``."""
-    value = aliased(value)
+def with_element(container: SequenceValue, value: Value, node: Any = None) -> SequenceValue:
+    """The container after one more element (or one element replaced) of ``value``, the
+    value of expression ``node`` when known (a display there is a fresh object: no alias)."""
+    value = fresh(value) if _is_display(node) else aliased(value)
     element = value if container.items == () else join(container.element, value)
     return SequenceValue(container.container, element, None, container.origin)
 
@@ -262,6 +263,21 @@ def aliased(value: Value) -> Value:
     (``d.setdefault(k, []).append(i)``), which the engine does not follow: forget its items."""
     if isinstance(value, SequenceValue) and value.container != "tuple" and value.items is not None:
         return SequenceValue(value.container, value.element if value.items else TOP, None, value.origin)
+    return value
+
+
+def _is_display(node: Any) -> bool:
+    """A literal ``{...}``/``[...]``/``(...)``: it makes a new object nothing else refers to."""
+    return isinstance(node, (cst.Dict, cst.List, cst.Tuple, cst.Set))
+
+
+def fresh(value: Value) -> Value:
+    """A container just built by a display keeps its own items; only those items may be
+    aliased elsewhere (``{"x": xs}``: ``xs`` can still be appended to by name)."""
+    if isinstance(value, SequenceValue) and value.items is not None:
+        items = tuple(aliased(item) for item in value.items)
+        return SequenceValue(value.container, join_all(items) if items else value.element, items,
+                             value.origin, value.keys)
     return value
 
 

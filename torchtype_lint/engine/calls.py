@@ -242,7 +242,7 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
                     args: CallArgs) -> Value:
     """list/dict methods: mutations rebind the container with the new element value."""
     if name in ("append", "add") and len(args.pos) == 1:
-        replace_container(interp, receiver_node, seq, with_element(seq, args.pos[0]))
+        replace_container(interp, receiver_node, seq, with_element(seq, args.pos[0], args.pos_nodes[0]))
         return NoneValue()
     if name == "extend" and len(args.pos) == 1:
         replace_container(interp, receiver_node, seq, with_element(seq, iterate(args.pos[0])))
