@@ -353,3 +353,21 @@ def test_explain_names_each_dialect_as_the_origin():
     assert "Tensor[?, (n, 3)]" in lines[0] and "annotated Shape(...)" in lines[0]
     assert "Tensor[float32, (n, 3)]" in lines[1] and "annotated TensorType[...]" in lines[1]
     assert "Tensor[any float, (n, 3)]" in lines[2] and "annotated Float[Tensor, ...]" in lines[2]
+
+
+def test_an_alias_that_names_itself_is_no_annotation_and_no_crash():
+    source = """
+    from typing import Annotated
+    import torch
+
+    A = Annotated[A, "loops"]
+    B = Annotated[C, "loops"]
+    C = Annotated[B, "back"]
+
+    def f(x: A, y: B) -> A:
+        return x
+
+    f(torch.randn(2), torch.randn(3))
+    w: C = torch.randn(3)
+    """
+    assert _findings(textwrap.dedent(source)) == []

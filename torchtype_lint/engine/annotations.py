@@ -17,7 +17,7 @@ from ..knowledge import annotations as A
 from ..knowledge import dtypes as D
 from ..knowledge.annotations import engine_shape
 from ..knowledge.shape_dialects import (
-    JAXTYPING, TORCHSHAPEFLOW, TORCHTYPING, AnnotationScope, annotated_base, imports_torchshapeflow,
+    JAXTYPING, MAX_NESTING, TORCHSHAPEFLOW, TORCHTYPING, AnnotationScope, annotated_base, imports_torchshapeflow,
     module_aliases, read_shape_annotation,
 )
 from ..values import (
@@ -37,7 +37,7 @@ def annotation_value(interp: "Interpreter", node: Any) -> Value:
         return TOP
 
 
-def _annotation_value(interp: "Interpreter", node: Any) -> Value:
+def _annotation_value(interp: "Interpreter", node: Any, depth: int = 0) -> Value:
     recording = interp.recording
     interp.recording = False
     try:
@@ -65,7 +65,8 @@ def _annotation_value(interp: "Interpreter", node: Any) -> Value:
                 return TensorValue(annotation.dtypes, shape, Origin(node, _ORIGIN_NOTES[annotation.dialect](annotation)))
             base = annotated_base(node, scope)
             if base is not None:
-                return _annotation_value(interp, base)  # Annotated[int, "doc"] is an int
+                # Annotated[int, "doc"] is an int; an alias may name itself: the depth is bounded.
+                return _annotation_value(interp, base, depth + 1) if depth < MAX_NESTING else TOP
         if isinstance(node, cst.Subscript):
             base = interp.eval(node.value)
             if not isinstance(base, SymbolValue):

@@ -116,17 +116,23 @@ def imports_torchshapeflow(module: cst.Module) -> bool:
     return False
 
 
-def read_shape_annotation(node: Any, scope: AnnotationScope) -> Optional[ShapeAnnotation]:
+#: How deep ``Annotated[Annotated[...], ...]`` is followed (an alias may even name itself).
+MAX_NESTING = 8
+
+
+def read_shape_annotation(node: Any, scope: AnnotationScope, depth: int = 0) -> Optional[ShapeAnnotation]:
     """The shape annotation ``node`` is, in any dialect (through module-level aliases), or
     None when it is none we read."""
     node = resolve_alias(node, scope)
+    if depth > MAX_NESTING:
+        return None
     if not isinstance(node, cst.Subscript):
         return None
     qual = scope.qualname(node.value)
     if qual is None:
         return None
     if qual in ANNOTATED_NAMES:
-        return _annotated(node, scope)
+        return _annotated(node, scope, depth)
     if qual.startswith("jaxtyping."):
         return _jaxtyping(node, qual[len("jaxtyping."):], scope)
     if qual in TORCHTYPING_NAMES:
@@ -154,7 +160,7 @@ def resolve_alias(node: Any, scope: AnnotationScope) -> Any:
 
 # ------------------------------------------------------------------ Annotated / TorchShapeFlow
 
-def _annotated(node: cst.Subscript, scope: AnnotationScope) -> Optional[ShapeAnnotation]:
+def _annotated(node: cst.Subscript, scope: AnnotationScope, depth: int) -> Optional[ShapeAnnotation]:
     """``Annotated[torch.Tensor, Shape(...)]`` is TorchShapeFlow's; any other ``Annotated[X,
     ...]`` is read as ``X`` (``Annotated[Float[Tensor, "b c"], "doc"]``)."""
     parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
@@ -167,7 +173,7 @@ def _annotated(node: cst.Subscript, scope: AnnotationScope) -> Optional[ShapeAnn
             if found is not None:
                 return found
         return None
-    return read_shape_annotation(base, scope)
+    return read_shape_annotation(base, scope, depth + 1)
 
 
 def _torchshapeflow(item: Any, whole: cst.Subscript, scope: AnnotationScope) -> Optional[ShapeAnnotation]:
