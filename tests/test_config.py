@@ -111,10 +111,16 @@ def test_explicit_config_option(project, capsys):
 @pytest.mark.parametrize("table, message", [
     ('selct = ["TTL1"]', "unknown key 'selct'; did you mean 'select'?"),
     ('colour = "red"', "unknown key 'colour' (known keys: select, extend-select, ignore, per-file-ignores, "
-                       "exclude, respect-gitignore)"),
+                       "exclude, extend-exclude, respect-gitignore)"),
     ('respect-gitignore = "no"', "'respect-gitignore' must be true or false, got 'no'"),
-    ('select = "TTL1"\nignore = ["E501"]', "'ignore': 'E501' is not a rule code or prefix"),
+    ('select = ["TTL1"]\nignore = ["E501"]', "'ignore': 'E501' is not a rule code or prefix"),
+    # Like ruff: a code no rule has, and a string where a list belongs, are errors.
+    ('ignore = ["TTL999"]', "'ignore': unknown rule code or prefix 'TTL999'"),
+    ('extend-select = ["TTL99"]', "'extend-select': unknown rule code or prefix 'TTL99'"),
+    ('select = "TTL1"', "'select' must be a list of rule codes such as [\"TTL1\"], got 'TTL1'"),
+    ('select = "TTL1,TTL2"', "'select' must be a list of rule codes"),
     ('select = [1]', "'select' must be a list of strings, got [1]"),
+    ('extend-exclude = [1]', "'extend-exclude' must be a list of strings"),
     ('exclude = [1, 2]', "'exclude' must be a list of strings"),
     ('per-file-ignores = ["tests/*"]', "'per-file-ignores' must be a table of glob = [codes], got list"),
     ('[tool.torchtype-lint.per-file-ignores]\n"tests/*" = ["XYZ1"]',

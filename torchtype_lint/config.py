@@ -38,7 +38,8 @@ def _tomllib() -> Any:
 
 
 SECTION = "torchtype-lint"
-KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "respect-gitignore")
+KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+              "respect-gitignore")
 
 
 class ConfigError(ValueError):
@@ -158,7 +159,8 @@ def config_from_table(table: Dict[str, Any], root: str, path: Optional[str] = No
         config.select = _codes(table["select"], "select", where)
     config.extend_select = _codes(table.get("extend-select", []), "extend-select", where)
     config.ignore = _codes(table.get("ignore", []), "ignore", where)
-    config.exclude = _strings(table.get("exclude", []), "exclude", where)
+    config.exclude = _strings(table.get("exclude", []), "exclude", where) + \
+        _strings(table.get("extend-exclude", []), "extend-exclude", where)
     respect = table.get("respect-gitignore", True)
     if not isinstance(respect, bool):
         raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {respect!r}")
@@ -181,10 +183,31 @@ def _strings(value: Any, key: str, where: str) -> List[str]:
 
 
 def _codes(value: Any, key: str, where: str) -> List[str]:
+    if not isinstance(value, list):
+        # A string is not taken for a one-code list: `select = "TTL1,TTL2"` would then be one
+        # bad code while `select = "TTL1"` worked (ruff rejects both).
+        raise ConfigError(f"{where}: {key!r} must be a list of rule codes such as [\"TTL1\"], got {value!r}")
     try:
         return validate_prefixes(_strings(value, key, where), f"{where}: {key!r}")
     except SelectionError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def parse_per_file_ignores(values: Sequence[str]) -> List[Tuple[str, List[str]]]:
+    """``--per-file-ignores PATTERN:CODES``, comma separated (``"tests/*:TTL101,TTL102,gen/*:TTL5"``:
+    a part without a colon is one more code for the pattern before it), like ruff's option."""
+    out: List[Tuple[str, List[str]]] = []
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            pattern, colon, code = part.rpartition(":")
+            if colon and pattern:
+                out.append((pattern, []))
+            elif not out:
+                raise ConfigError(f"--per-file-ignores: expected PATTERN:CODES such as 'tests/*:TTL101', got {part!r}")
+            out[-1][1].extend(validate_prefixes([code], f"--per-file-ignores {out[-1][0]!r}"))
+    return out
 
 
 # --------------------------------------------------------------------------- one run's plan
@@ -204,6 +227,8 @@ class RunPlan:
     #: False: --no-respect-gitignore (otherwise the configuration decides, default true).
     respect_gitignore: bool = True
     time_budget: float = DEFAULT_TIME_BUDGET
+    #: --per-file-ignores: replaces the configured table; patterns relative to the working directory.
+    per_file_ignores: Optional[List[Tuple[str, List[str]]]] = None
     _by_directory: Dict[str, Optional[Config]] = field(default_factory=dict, repr=False)
     _by_file: Dict[str, Config] = field(default_factory=dict, repr=False)
 
@@ -211,13 +236,15 @@ class RunPlan:
     def from_args(cls, select: Optional[Sequence[str]], extend_select: Sequence[str] = (),
                   ignore: Sequence[str] = (), exclude: Sequence[str] = (), config_path: Optional[str] = None,
                   isolated: bool = False, force_exclude: bool = False, time_budget: float = DEFAULT_TIME_BUDGET,
-                  respect_gitignore: bool = True) -> "RunPlan":
+                  respect_gitignore: bool = True,
+                  per_file_ignores: Optional[Sequence[str]] = None) -> "RunPlan":
         plan = cls(
             select=validate_prefixes(select, "--select") if select is not None else None,
             extend_select=validate_prefixes(extend_select, "--extend-select"),
             ignore=validate_prefixes(ignore, "--ignore"),
             exclude=list(exclude), config_path=config_path, isolated=isolated,
             force_exclude=force_exclude, time_budget=time_budget, respect_gitignore=respect_gitignore,
+            per_file_ignores=parse_per_file_ignores(per_file_ignores) if per_file_ignores is not None else None,
         )
         if config_path is not None:
             if not os.path.isfile(config_path):
@@ -280,11 +307,16 @@ class RunPlan:
             groups[key][1].append(path)
         return list(groups.values())
 
+    def ignored_codes(self, path: str) -> List[str]:
+        if self.per_file_ignores is not None:
+            return Config(root=os.getcwd(), per_file_ignores=self.per_file_ignores).ignored_codes(path)
+        config = self.config_for(path)
+        return config.ignored_codes(path) if config is not None else []
+
     def apply_per_file_ignores(self, findings: List[Any]) -> List[Any]:
         out = []
         for finding in findings:
-            config = self.config_for(finding.path)
-            ignored = config.ignored_codes(finding.path) if config is not None else []
+            ignored = self.ignored_codes(finding.path)
             if not any(finding.code.startswith(code) for code in ignored):
                 out.append(finding)
         return out

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Sequence
 
+from .rule_codes import is_known_prefix
+
 CODE_PREFIX = re.compile(r"^(ALL|TTL[0-9]{0,3})$")
 
 
@@ -25,7 +27,12 @@ def validate_prefixes(prefixes: Sequence[str], option: str) -> List[str]:
             continue
         if not CODE_PREFIX.match(p):
             raise SelectionError(f"{option}: {prefix!r} is not a rule code or prefix (expected e.g. TTL, TTL1, TTL101)")
-        out.append("TTL" if p == "ALL" else p)
+        p = "TTL" if p == "ALL" else p
+        if not is_known_prefix(p):
+            # Like ruff: a code no rule has is a mistake to report, not a selection of nothing.
+            raise SelectionError(f"{option}: unknown rule code or prefix {prefix!r}: no rule starts with it "
+                                 "(see `torchtype-lint rule --all`)")
+        out.append(p)
     return out
 
 
