@@ -293,3 +293,26 @@ def test_explain_reports_an_unreadable_file_as_an_error(tmp_path, capsys):
     finally:
         path.chmod(0o644)
     assert capsys.readouterr().err == f"torchtype-lint: error: could not read {path}: {os.strerror(errno.EACCES)}\n"
+
+
+def test_explain_a_notebook_names_cells_and_a_missing_file_exits_2(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    cells = [("code", "import numpy as np\nimport torch\na = np.random.rand(4, 3)\n"), ("markdown", "# x\n"),
+             ("code", "x = torch.from_numpy(a)\n")]
+    notebook = {"cells": [{"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),
+                           **({"execution_count": None, "outputs": []} if kind == "code" else {})}
+                          for kind, text in cells],
+                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
+    script = [sys.executable, "-m", "torchtype_lint", "explain"]
+    proc = subprocess.run(script + ["nb.ipynb"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines() == [
+        "cell 1:3: a: ndarray[float64, (4, 3)] <- cell 1, line 3: np.random.rand(4, 3) (np.random.rand gives float64)",
+        "cell 3:1: x: Tensor[float64, (4, 3), cpu] <- cell 3, line 1: torch.from_numpy(a) (torch.from_numpy keeps "
+        "the ndarray's dtype) <- cell 1, line 3: np.random.rand(4, 3) (np.random.rand gives float64)"]
+    missing = subprocess.run(script + ["missing.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "could not read missing.py" in missing.stderr

@@ -50,7 +50,36 @@ def explain_path(path: str) -> str:
 
 
 def _explain_bytes(data: bytes, path: str, settings: Settings) -> str:
+    if path.endswith(".ipynb"):
+        return _explain_notebook(data, path, settings)
     return explain_result(check_bytes(data, path, settings))
+
+
+def _explain_notebook(data: bytes, path: str, settings: Settings) -> str:
+    """A notebook's code cells are analysed as one program (notebook.py); each line of the
+    explanation then says which cell and line it is about: ``cell 3:2: x: ...``."""
+    import re
+
+    from .check import check_source
+    from .notebook import NotebookError, is_python_notebook, parse_notebook
+
+    try:
+        notebook = parse_notebook(data.decode("utf-8"))
+    except (NotebookError, UnicodeDecodeError) as exc:
+        return f"{path}:1:1: TTL001 {exc}\n"
+    if not notebook.cells or not is_python_notebook(notebook.data):
+        return "(no Python code cells)\n"
+    full = check_source(notebook.joined(), path, settings, keep_analysis=True)
+    if full.interpreter is None or full.module is None:
+        return "".join(f.concise() + "\n" for f in full.findings) or "(nothing to explain)\n"
+
+    def where(line: int, joiner: str) -> str:
+        cell, cell_line = notebook.locate(line)
+        return f"cell {cell.number}{joiner}{cell_line}"
+
+    text = explain_interpreter(full.interpreter, full.module)
+    text = re.sub(r"^(\d+): ", lambda m: f"{where(int(m.group(1)), ':')}: ", text, flags=re.MULTILINE)
+    return re.sub(r"<- line (\d+): ", lambda m: f"<- {where(int(m.group(1)), ', line ')}: ", text)
 
 
 def explain_result(result) -> str:  # noqa: ANN001 - FileResult
