@@ -206,6 +206,31 @@ async def test_hover_shows_dtype_shape_and_origin(client: LanguageClient, tmp_pa
     assert nothing is None
 
 
+MODULE_HOVER = """\
+import torch
+from torch import nn
+
+layer = nn.Linear(64, 10)
+layer.double()
+out = layer(torch.randn(2, 64, dtype=torch.float64))
+"""
+
+
+async def test_hover_on_a_module_shows_its_parameter_dtype_and_features(client: LanguageClient, tmp_path):
+    uri = _uri(tmp_path, "module_hover.py")
+    _open(client, uri, MODULE_HOVER)
+    await _published(client, uri)
+    # On `layer` in `out = layer(...)` (line 6): cast to float64 on line 5.
+    hover = await client.text_document_hover_async(T.HoverParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=T.Position(line=5, character=7)))
+    assert hover is not None
+    text = hover.contents.value
+    assert text.startswith("**`layer`**: nn.Linear")
+    assert "parameters `float64`" in text
+    assert "in_features `64`" in text and "out_features `10`" in text
+    assert "line 5: `layer.double()`" in text  # where the parameter dtype was set
+
+
 async def test_configuration_changes_recheck_open_documents(client: LanguageClient, tmp_path):
     uri = _uri(tmp_path, "configured.py")
     _open(client, uri, BAD)

@@ -32,7 +32,7 @@ import libcst as cst
 from .. import __version__
 from ..check import Settings, check_source
 from ..findings import Finding, Location, rule_url
-from ..values import ArrayValue, TensorValue, describe_dtypes, describe_shape
+from ..values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
 
 SOURCE = "torchtype-lint"
 FIX_ALL_KIND = "source.fixAll.torchtype-lint"
@@ -106,7 +106,8 @@ class HoverIndex:
         self.module = result.module
         #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
         tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
-                        if isinstance(node, (cst.Name, cst.Attribute)) and isinstance(value, (TensorValue, ArrayValue))]
+                        if isinstance(node, (cst.Name, cst.Attribute))
+                        and isinstance(value, (TensorValue, ArrayValue, ModuleValue))]
         self.positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         spans = []
         for node, value in tensor_nodes:
@@ -234,6 +235,8 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
 def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
                    line_label: Callable[[int], str] = lambda line: f"line {line}") -> str:
     """What a hover shows: the value, then where its dtype and shape came from."""
+    if isinstance(value, ModuleValue):
+        return module_hover_markdown(name, value, module, positions, line_label)
     kind = "Tensor" if isinstance(value, TensorValue) else "ndarray"
     dtype = describe_dtypes(value.dtypes)
     shape = describe_shape(value.shape)
@@ -257,6 +260,38 @@ def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
             steps.append(step + (f" — {link.note}" if link.note else ""))
         if steps:
             text += ["", "Where it came from (newest first):", *steps]
+    return "\n".join(text)
+
+
+#: Constructor arguments a hover on a layer names first: what it takes in and gives out.
+FEATURE_KEYS = ("in_features", "out_features", "in_channels", "out_channels", "input_size", "hidden_size",
+                "num_embeddings", "embedding_dim", "num_features", "normalized_shape")
+
+
+def module_hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
+                          line_label: Callable[[int], str] = lambda line: f"line {line}") -> str:
+    """An ``nn`` layer: its class, its parameters' dtype, what it takes in and gives out (in and
+    out features or channels...), its other known arguments, and where the dtype was set."""
+    dtype = describe_dtypes(value.param_dtypes)
+    facts = [f"parameters `{dtype}`"]
+    config = {k: v for k, v in value.config.items() if v is not None}
+    facts += [f"{key} `{config[key]}`" for key in FEATURE_KEYS if key in config]
+    facts += [f"{key} `{v}`" for key, v in config.items() if key not in FEATURE_KEYS]
+    if value.device:
+        facts.append(f"device `{value.device}`")
+    if value.children:
+        facts.append(f"{len(value.children)} layers")
+    text = [f"**`{name}`**: nn.{value.short_name} (torchtype-lint)", "", " · ".join(facts)]
+    origin = value.dtype_origin
+    if origin is not None:
+        steps = []
+        for link in origin.chain():
+            where = positions.get(link.node) if link.node is not None else None
+            if where is not None:
+                step = f"- {line_label(where.start.line)}: `{_snippet(module, link.node)}`"
+                steps.append(step + (f" — {link.note}" if link.note else ""))
+        if steps:
+            text += ["", "Where its parameter dtype was set (newest first):", *steps]
     return "\n".join(text)
 
 
