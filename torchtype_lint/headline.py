@@ -20,7 +20,7 @@ MAX_HEADLINE = 160
 #: A bracket around the provenance longer than this collapses to ``(since line N)``.
 MAX_GROUP = 48
 #: ``since line N: `code```: the provenance as check._render_origin writes it.
-_SINCE = re.compile(r"since line (\d+): `[^`]*`")
+_SINCE = re.compile(r"since ((?:cell \d+, )?line \d+): `[^`]*`")
 
 
 def headline(message: str, provenance: Sequence[ProvenanceStep] = ()) -> str:
@@ -37,10 +37,12 @@ def headline(message: str, provenance: Sequence[ProvenanceStep] = ()) -> str:
 def _shorten_origin(message: str, provenance: Sequence[ProvenanceStep]) -> str:
     if provenance:
         root = provenance[-1]
+        # Notebook steps say which cell (notebook.py rewrites the message the same way).
+        line = f"cell {root.cell}, line {root.line}" if getattr(root, "cell", None) else f"line {root.line}"
         # The exact text the checker substituted for {origin}: snippet and note go together.
-        rendered = f"since line {root.line}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
-        message = message.replace(rendered, f"since line {root.line}")
-    return _SINCE.sub(r"since line \1", message)
+        rendered = f"since {line}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
+        message = message.replace(rendered, f"since {line}")
+    return _SINCE.sub(r"since \1", message)
 
 
 def _spans(text: str) -> List[Tuple[int, int, str]]:
@@ -72,7 +74,7 @@ def _trim_after_since(text: str) -> str:
     """Inside brackets, what follows ``since line N`` is more provenance (``(since line 14;
     converted by `f(x)`, which ...)`` -> ``(since line 14)``), and a long bracket around it
     (a shape computed by earlier layers) collapses to ``(since line N)``."""
-    for match in reversed(list(re.finditer(r"since line \d+", text))):
+    for match in reversed(list(re.finditer(r"since (?:cell \d+, )?line \d+", text))):
         group = _enclosing_group(text, match.start())
         if group is None:
             continue
