@@ -18,7 +18,7 @@ import os
 import stat
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import bounded
 from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
@@ -55,14 +55,21 @@ def run_paths(paths: Sequence[str], settings: "Settings", excludes: Sequence[str
 
 
 def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 1,
-              cache: Optional[Cache] = None) -> List["FileResult"]:
+              cache: Optional[Cache] = None,
+              on_result: Optional[Callable[["FileResult"], None]] = None) -> List["FileResult"]:
     """Check ``files``; ``jobs=None`` means one worker per available core.
 
     Results carry locations and fix text, not libcst nodes (they come from the cache or from a
     worker process); ``fix.py`` re-analyses the files it fixes. Where no worker process can be
     started (a daemonic process may not have children), files are analysed in this process
-    on a deep stack, bounded only by the screen and the engine's time budget.
+    on a deep stack, bounded only by the screen and the engine's time budget. ``on_result``
+    is called with each file's result as it completes (progress), in completion order.
     """
+    def done(index: int, result: "FileResult") -> None:
+        results[index] = result
+        if on_result is not None:
+            on_result(result)
+
     paths = list(files)
     results: List[Any] = [None] * len(paths)
     todo: List[Tuple[int, str]] = []
@@ -71,11 +78,11 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
             try:
                 data = read_source(path)
             except OSError as exc:  # vanished, unreadable, a directory, a pipe...
-                results[index] = _file_result(path, [_read_error(path, exc)], settings)
+                done(index, _file_result(path, [_read_error(path, exc)], settings))
                 continue
             cached = cache.get(cache.key(data, path), path)
             if cached is not None:
-                results[index] = _file_result(path, cached, None)
+                done(index, _file_result(path, cached, None))
                 continue
         todo.append((index, path))
 
@@ -84,10 +91,10 @@ def run_files(files: Iterable[str], settings: "Settings", jobs: Optional[int] = 
         return results
     if not _may_start_workers():
         for index, path in todo:
-            results[index] = check_file(path, settings, cache)
+            done(index, check_file(path, settings, cache))
         return results
     for index, path, dicts in _run_pool(todo, settings, workers, cache):
-        results[index] = _file_result(path, [finding_from_dict(d, path) for d in dicts], None)
+        done(index, _file_result(path, [finding_from_dict(d, path) for d in dicts], None))
     return results
 
 
