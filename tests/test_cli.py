@@ -51,10 +51,11 @@ def test_finding_line_format_and_exit_code_1(tmp_path, capsys, monkeypatch):
     assert err == "Found 1 finding (1 fixable with --fix).\n"
 
 
-def test_clean_file_exit_0_and_silent(tmp_path, capsys, monkeypatch):
+def test_clean_file_exit_0_and_all_checks_passed(tmp_path, capsys, monkeypatch):
+    # Like ruff, but on stderr with the other summaries: stdout holds only the report.
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "train.py", ASSIGNED)
-    assert run(capsys, "check", "train.py") == (0, "", "")
+    assert run(capsys, "check", "train.py") == (0, "", "All checks passed!\n")
 
 
 def test_exit_zero_still_prints(tmp_path, capsys, monkeypatch):
@@ -194,12 +195,12 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_a_crash_of_the_tool_exits_2_without_a_traceback(tmp_path, capsys, monkeypatch):
-    import torchtype_lint.cli as cli
+    import torchtype_lint.check_command as check_command
 
     def crash(args):
         raise RuntimeError("simulated\ncrash")
 
-    monkeypatch.setattr(cli, "run_check", crash)
+    monkeypatch.setattr(check_command, "run_check", crash)
     monkeypatch.delenv("TORCHTYPE_LINT_DEBUG", raising=False)
     code, out, err = run(capsys, "check", ".")
     assert (code, out) == (2, "")

@@ -6,7 +6,7 @@ Subcommands live in one table, ``COMMANDS``: a name, a help line, a function add
 command's arguments, and the function running it (``"module:function"``, imported only when
 that command runs, so ``check`` never pays for the language server or the torch harness).
 To add a subcommand, add a row. To add an option to ``check``, add it in
-``_configure_check`` and read it in ``run_check``; findings can be post-processed before they
+``_configure_check`` and read it in ``check_command.py``; findings can be post-processed before they
 are reported by appending to ``FINDING_HOOKS``.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ class UsageError(Exception):
     """A problem with the command line or the configuration: printed, exit code 2."""
 
 
-def _csv(values: Optional[List[str]]) -> List[str]:
+def csv_values(values: Optional[List[str]]) -> List[str]:
+    """Repeated options whose values are comma separated lists, as one list."""
     out: List[str] = []
     for v in values or []:
         out.extend(p.strip() for p in v.split(",") if p.strip())
@@ -52,14 +53,41 @@ class Command:
         return self.requires_module is None or importlib.util.find_spec(self.requires_module) is not None
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
 def _configure_check(parser: argparse.ArgumentParser) -> None:
+    from .color import CHOICES as COLOR_CHOICES
+
     parser.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .); - reads stdin")
     sel = parser.add_argument_group("rule selection (codes or prefixes, comma separated)")
     sel.add_argument("--select", action="append", help="rules to enable, replacing the configured set (default: TTL)")
     sel.add_argument("--extend-select", action="append", help="rules to enable in addition")
     sel.add_argument("--ignore", action="append", help="rules to disable")
+    sel.add_argument("--per-file-ignores", action="append", metavar="PATTERN:CODES",
+                     help="rules to disable in files matching a glob, replacing the configured table "
+                          "(e.g. 'tests/*:TTL101,TTL102')")
     files = parser.add_argument_group("files")
     files.add_argument("--exclude", action="append", help="extra glob patterns of paths to skip")
+    files.add_argument("--extend-exclude", action="append",
+                       help="more glob patterns of paths to skip, added to the configured ones")
     files.add_argument("--stdin-filename", help="read the source from stdin, report it under this name")
     files.add_argument("--force-exclude", action="store_true",
                        help="apply excludes to files named on the command line too (for pre-commit)")
@@ -67,10 +95,24 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
                        help="also check files that .gitignore ignores")
     files.add_argument("--config", help="read this pyproject.toml instead of the closest one")
     files.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    files.add_argument("--show-files", action="store_true", help="list the files that would be checked, and exit")
+    files.add_argument("--show-settings", action="store_true",
+                       help="show the settings used for the first file that would be checked, and exit")
+    files.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a file changes (needs torchtype-lint[watch])")
     out = parser.add_argument_group("output")
     out.add_argument("--output-format", default=None,
                      help="concise (default), full, json, json-lines, github or sarif")
+    out.add_argument("-o", "--output-file", default=None, help="write the report to this file instead of stdout")
+    out.add_argument("--statistics", action="store_true", help="count the findings of each rule instead")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    out.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                     help="colour the output: auto (on a terminal, honouring NO_COLOR and FORCE_COLOR), always, never")
+    out.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else")
+    out.add_argument("-s", "--silent", action="store_true",
+                     help="print nothing (the exit code still says whether there are findings)")
+    out.add_argument("-v", "--verbose", action="store_true",
+                     help="also say which configuration applies and how long the run took")
     from .harness.commands import add_check_options  # adds --confirm; torch is imported only when used
 
     add_check_options(out)
@@ -78,15 +120,22 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     fix.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix/--diff) fixes marked unsafe")
     fix.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, change nothing")
+    fix.add_argument("--fix-only", action="store_true",
+                     help="apply fixes but do not report what is left (implies --fix)")
+    fix.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed, by file and rule")
+    fix.add_argument("--fixable", action="append", help="rules whose fixes may be applied (default: all)")
+    fix.add_argument("--unfixable", action="append", help="rules whose fixes are never applied")
     fix.add_argument("--exit-non-zero-on-fix", action="store_true",
                      help="exit 1 when fixes were applied, even if nothing is left")
-    parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
+    fix.add_argument("--add-noqa", action="store_true",
+                     help="add a '# noqa: CODE' comment to the line of every finding")
+    parser.add_argument("--time-budget", type=_positive_float, default=DEFAULT_TIME_BUDGET,
                         help="wall seconds per file, parsing included, before TTL000 "
                              f"(default {DEFAULT_TIME_BUDGET:g}; the file's worker is killed "
                              "if it has not stopped soon after)")
     perf = parser.add_argument_group("performance")
-    perf.add_argument("-j", "--jobs", type=int, default=None,
-                      help="worker processes (default: one per core; 1 analyses in this process)")
+    perf.add_argument("-j", "--jobs", type=_positive_int, default=None,
+                      help="worker processes, at least 1 (default: one per core; 1 analyses in this process)")
     perf.add_argument("--no-cache", action="store_true", help="neither read nor write the findings cache")
     perf.add_argument("--cache-dir", default=None,
                       help="findings cache directory (default: $TORCHTYPE_LINT_CACHE_DIR or .torchtype_lint_cache)")
@@ -112,7 +161,7 @@ def _configure_confirm(parser: argparse.ArgumentParser) -> None:
 
 
 COMMANDS: Dict[str, Command] = {
-    "check": Command("lint files and directories", _configure_check, "torchtype_lint.cli:run_check"),
+    "check": Command("lint files and directories", _configure_check, "torchtype_lint.check_command:run_check"),
     "rule": Command("show the documentation of a rule", _configure_rule, "torchtype_lint.cli:run_rule"),
     "explain": Command("show the inferred value of every assignment", _configure_explain,
                        "torchtype_lint.cli:run_explain"),
@@ -143,9 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"torchtype-lint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    #: Each command's own parser, so that a mistake in its options prints its usage.
+    parser.command_parsers = {}  # type: ignore[attr-defined]
     for name, command in COMMANDS.items():
         if command.available():
-            command.configure(sub.add_parser(name, help=command.help, description=command.help))
+            command_parser = sub.add_parser(name, help=command.help, description=command.help)
+            command.configure(command_parser)
+            parser.command_parsers[name] = command_parser  # type: ignore[attr-defined]
     return parser
 
 
@@ -157,7 +210,11 @@ def _resolve(target: str) -> Callable[[argparse.Namespace], int]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            # Reported by the command's parser (its usage, not the top-level one), as ruff does.
+            owner = parser.command_parsers.get(getattr(args, "command", None), parser)  # type: ignore[attr-defined]
+            owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse already printed the problem
         return EXIT_CLEAN if exc.code in (0, None) else EXIT_ERROR
     if not args.command:
@@ -181,128 +238,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"torchtype-lint: internal error: {type(exc).__name__}: {message} "
               "(set TORCHTYPE_LINT_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return EXIT_ERROR
-
-
-# --------------------------------------------------------------------------- check
-
-
-def run_check(args: argparse.Namespace) -> int:
-    from .config import ConfigError
-    from .selection import SelectionError
-
-    try:
-        return _check(args)
-    except (SelectionError, ConfigError) as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _check(args: argparse.Namespace) -> int:
-    plan = _plan(args)
-    _output_format(args)  # reject a bad --output-format before doing the work
-    results = []
-    if args.stdin_filename or args.paths == ["-"]:
-        from .runner import check_bytes_bounded
-
-        name = args.stdin_filename or "-"
-        settings = plan.settings_for(name)
-        results.append(check_bytes_bounded(sys.stdin.buffer.read(), name, settings))
-    else:
-        from .runner import make_cache, run_files
-
-        for settings, files in plan.groups(args.paths):
-            cache = make_cache(settings, args.cache_dir, enabled=not args.no_cache)
-            results.extend(run_files(files, settings, jobs=args.jobs, cache=cache))
-    findings = sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
-    findings = plan.apply_per_file_ignores(findings)
-    for hook in FINDING_HOOKS:
-        hook(findings, args)
-    if args.fix or args.diff:
-        return _run_fixes(args, plan, results, findings)
-    return _report(args, findings, {r.path: r.source for r in results if r.source is not None}, fixed=0)
-
-
-def _plan(args: argparse.Namespace):  # noqa: ANN202 - config.RunPlan, imported lazily
-    from .config import RunPlan
-
-    return RunPlan.from_args(
-        select=_csv(args.select) if args.select else None,
-        extend_select=_csv(args.extend_select),
-        ignore=_csv(args.ignore),
-        exclude=_csv(args.exclude),
-        config_path=args.config,
-        isolated=args.isolated,
-        force_exclude=args.force_exclude,
-        respect_gitignore=args.respect_gitignore,
-        time_budget=args.time_budget,
-    )
-
-
-def _output_format(args: argparse.Namespace) -> str:
-    from .reporting import FORMATTERS
-
-    name = (args.output_format or "concise").lower()
-    if name not in FORMATTERS:
-        raise UsageError(f"--output-format: unknown format {args.output_format!r} "
-                         f"(choose from {', '.join(FORMATTERS)})")
-    return name
-
-
-def _report(args: argparse.Namespace, findings: list, sources: Dict[str, str], fixed: int) -> int:
-    from .reporting import render
-
-    text = render(_output_format(args), findings, sources)
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    n = len(findings)
-    if n:
-        safe = sum(1 for f in findings if f.fix is not None and f.fix.safe)
-        unsafe = sum(1 for f in findings if f.fix is not None and not f.fix.safe)
-        hints = []
-        if safe and not args.fix:
-            hints.append(f"{safe} fixable with --fix")
-        if unsafe and not args.unsafe_fixes:
-            hints.append(f"{unsafe} more with --unsafe-fixes")
-        extra = f" ({', '.join(hints)})" if hints else ""
-        print(f"Found {n} finding{'s' if n != 1 else ''}{extra}.", file=sys.stderr)
-    if fixed:
-        print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
-    if args.exit_zero:
-        return EXIT_CLEAN
-    if n or (fixed and args.exit_non_zero_on_fix):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
-
-
-def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list) -> int:  # noqa: ANN001
-    from .fix import fix_file_bounded
-
-    sources = {r.path: r.source for r in results if r.source is not None}
-    fixable_paths = sorted({f.path for f in findings if f.fix is not None})
-    if args.stdin_filename or args.paths == ["-"]:
-        fixable_paths = []  # stdin has no file to write back
-    remaining = [f for f in findings if f.path not in fixable_paths]
-    fixed = 0
-    diffs: List[str] = []
-    for path in fixable_paths:
-        outcome = fix_file_bounded(path, plan.settings_for(path), unsafe=args.unsafe_fixes,
-                           write=not args.diff, postprocess=plan.apply_per_file_ignores)
-        fixed += outcome.fixed
-        remaining.extend(outcome.remaining)
-        if outcome.error and not any(f.code == "TTL001" and f.path == path for f in outcome.remaining):
-            # TTL001 deselected: like ruff with E902 off, say it on stderr rather than nowhere.
-            print(f"torchtype-lint: warning: {path}: {outcome.error}", file=sys.stderr)
-        if outcome.new_source is not None:
-            sources[path] = outcome.new_source
-        if args.diff and outcome.diff:
-            diffs.append(outcome.diff)
-    if args.diff:
-        sys.stdout.write("".join(diffs))
-        if fixed:
-            print(f"Would fix {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
-        # Like ruff: with --diff, exit 1 when there is something to change.
-        return EXIT_FINDINGS if fixed and not args.exit_zero else EXIT_CLEAN
-    remaining.sort(key=lambda f: f.sort_key())
-    return _report(args, remaining, sources, fixed)
 
 
 # --------------------------------------------------------------------------- rule, explain

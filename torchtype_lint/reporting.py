@@ -101,7 +101,7 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         fix = {"applicability": "safe" if f.fix.safe else "unsafe", "message": f.fix.description, "edits": edits}
     return {
         "code": f.code,
-        "name": _rule_name(f.code),
+        "name": rule_name(f.code),
         "message": f.message,
         "severity": f.severity,
         "filename": f.path,
@@ -278,7 +278,7 @@ def _cwd_uri() -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _rule_name(code: str) -> str:
+def rule_name(code: str) -> str:
     from .rules.base import get_rule
 
     rule = get_rule(code)
