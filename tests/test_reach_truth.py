@@ -198,6 +198,12 @@ PROGRAMS = {
         feats = np.array([[rec["n"], 1] for rec in recs])
         ft = torch.from_numpy(feats)
     """, ["fx", "feats", "ft"]),
+    "functional softmax with dtype=": ("""
+        x = torch.randn(2, 3)
+        a = nn.functional.softmax(x, dim=-1, dtype=torch.float64)
+        b = nn.functional.log_softmax(x, 1, 3, torch.float64)
+        c = nn.functional.softmax(x, dim=0)
+    """, ["a", "b", "c"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

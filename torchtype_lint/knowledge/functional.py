@@ -21,6 +21,12 @@ PARAMETER_CLASSES = ("torch.nn.parameter.Parameter", "torch.nn.Parameter")
 def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     """torch.nn.functional.<name>."""
     x = args.get(0, "input")
+    if name in ("softmax", "log_softmax") and isinstance(x, TensorValue) and (
+            "dtype" in args.kw or len(args.pos) > 3):
+        # F.softmax(input, dim, _stacklevel, dtype): the result has dtype=, as the method's does
+        method_args = CallArgs([args.get(1, "dim")], {"dtype": args.get(3, "dtype")},
+                               [args.node(1, "dim")], {"dtype": args.node(3, "dtype")})
+        return tensor_method(x, name, method_args, node, env)
     if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
                 "softmax", "log_softmax", "normalize", "pad", "max_pool2d", "avg_pool2d",
                 "layer_norm", "batch_norm"):
