@@ -503,6 +503,13 @@ QUOTED = [
     ("a = nn.GELU()(torch.tensor([1, 2]))", "TTL211"),
     ("a = F.cross_entropy(torch.ones(4, 3, dtype=torch.long), torch.tensor([0, 1, 2, 0]))", "TTL211"),
     ("m = torch.tensor([1, 2]) > 1\na = m - 1.0", "TTL212"),
+    ("a = torch.randn(2, 3).masked_fill(torch.ones(2, 3), 0.0)", "TTL213"),
+    ("a = torch.randn(2, 3).masked_fill_(torch.ones(2, 3, dtype=torch.long), 0.0)", "TTL213"),
+    ("a = torch.masked_fill(torch.randn(2, 3), torch.zeros(2, 3, dtype=torch.uint8), 0.0)", "TTL213"),
+    ("a = torch.randn(3).masked_scatter(torch.ones(3, dtype=torch.int32), torch.zeros(3))", "TTL213"),
+    ("a = torch.randn(3).masked_select(torch.ones(3))", "TTL213"),
+    ("a = torch.where(torch.ones(3), torch.randn(3), 0.0)", "TTL213"),
+    ("a = torch.where(torch.ones(3, dtype=torch.int8), torch.randn(3), 0.0)", "TTL213"),
     ("m = torch.tensor([1, 2]) > 1\na = -m", "TTL212"),
 ]
 

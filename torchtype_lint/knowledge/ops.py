@@ -45,7 +45,8 @@ SIGNATURES: Mapping[str, Tuple[str, ...]] = {
     _F + "embedding": ("input", "weight"), "torch.cat": ("tensors", "dim"),
     "torch.stack": ("tensors", "dim"), "torch.index_select": ("input", "dim", "index"),
     "torch.gather": ("input", "dim", "index"), "torch.masked_fill": ("input", "mask", "value"),
-    "torch.where": ("condition", "input", "other"),
+    "torch.where": ("condition", "input", "other"), "torch.masked_select": ("input", "mask"),
+    "torch.masked_scatter": ("input", "mask", "source"),
     # shape ops whose dims the shape rules check (knowledge/dim_args.py)
     "torch.chunk": ("input", "chunks", "dim"), "torch.split": ("tensor", "split_size_or_sections", "dim"),
     "torch.unbind": ("input", "dim"), "torch.movedim": ("input", "source", "destination"),
