@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from ..values import Dim, Shape
+from .symbolic_dims import as_dim, product, quotient
 
 
 def _norm_dim(dim: Optional[int], rank: int) -> Optional[int]:
@@ -110,9 +111,8 @@ def reshape_shape(src: Shape, target: Shape) -> Shape:
         return tuple(target)
     if src is None or list(target).count(-1) != 1:
         return tuple(None if d == -1 else d for d in target)
-    total = numel_known(src)
-    rest = numel_known([d for d in target if d != -1])
-    inferred = total // rest if total is not None and rest and total % rest == 0 else None
+    # Named sizes divide too: (b, n, d).view(b, -1) infers n*d (symbolic_dims).
+    inferred = as_dim(quotient(product(src), product(d for d in target if d != -1)))
     return tuple(inferred if d == -1 else d for d in target)
 
 
@@ -124,7 +124,7 @@ def flatten_shape(shape: Shape, start: int = 0, end: int = -1) -> Shape:
     s, e = _norm_dim(start, len(shape)), _norm_dim(end, len(shape))
     if s is None or e is None or s > e:
         return None
-    middle = numel_known(shape[s:e + 1])
+    middle = as_dim(product(shape[s:e + 1]))  # (b, d) flattens to b*d elements (symbolic_dims)
     return tuple(shape[:s]) + (middle,) + tuple(shape[e + 1:])
 
 
