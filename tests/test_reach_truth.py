@@ -204,6 +204,15 @@ PROGRAMS = {
         b = nn.functional.log_softmax(x, 1, 3, torch.float64)
         c = nn.functional.softmax(x, dim=0)
     """, ["a", "b", "c"]),
+    "iterating an ndarray, and joining what it made": ("""
+        labels = np.random.randint(0, 3, size=4)
+        firsts = [lab for lab in labels]
+        lab0 = firsts[0]
+        for r in np.ones((3, 2), dtype=np.float32):
+            row = r
+        waves = np.stack([np.sin(lab * np.arange(4.0)) * np.hanning(4) for lab in labels])
+        t = torch.tensor(waves)
+    """, ["lab0", "row", "waves", "t"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -190,6 +190,10 @@ def iterate(iterable: Value) -> Value:
         return iterable.element if iterable.container != "dict" else TOP
     if isinstance(iterable, TensorValue):
         return index_first(iterable)
+    if isinstance(iterable, ArrayValue) and iterable.shape != ():
+        # rows of an array; a 1-d array yields numpy scalars (0-d arrays to the engine)
+        return ArrayValue(iterable.dtypes, None if iterable.shape is None else tuple(iterable.shape[1:]),
+                          iterable.origin)
     if isinstance(iterable, TensorDatasetValue):
         return iterable.item
     if isinstance(iterable, DataLoaderValue):

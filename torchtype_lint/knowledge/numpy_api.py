@@ -34,6 +34,9 @@ FLOAT64_FACTORIES = {"zeros", "ones", "empty"}
 RANDOM_FLOAT = {"rand", "randn", "random", "random_sample", "uniform", "normal", "standard_normal",
                 "sample", "ranf", "beta", "exponential", "gamma"}
 LOADERS = {"loadtxt", "genfromtxt"}
+#: Window functions (``np.hanning(M)``): float64 arrays of length M, with their parameters.
+WINDOWS = {"hanning": ("M",), "hamming": ("M",), "blackman": ("M",), "bartlett": ("M",),
+           "kaiser": ("M", "beta")}
 #: ``np.<name>`` constants that are plain Python floats (weak in NumPy 2 promotion).
 FLOAT_CONSTANTS = frozenset(f"numpy.{name}" for name in ("pi", "e", "inf", "nan", "euler_gamma"))
 #: Readers of raw bytes: ``dtype=`` (default float64) says what the bytes are.
@@ -117,6 +120,14 @@ def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
         return TOP
     if name in ("eye", "identity"):
         return _eye(name, args, node)
+    if name in WINDOWS:
+        bound = bind(args, WINDOWS[name])
+        if bound is None or "M" not in bound:
+            return TOP
+        count = int_const(bound["M"])
+        # np.hanning(0) is empty and np.hanning(1) is [1.0]: still float64, M long
+        return _array(name, FLOAT64, (count if count is not None and count >= 0 else None,), node,
+                      f"np.{name} gives float64", args)
     if name in RAW_READERS:
         bound = bind(args, RAW_READERS[name])
         if bound is None:

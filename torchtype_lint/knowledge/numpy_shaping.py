@@ -164,8 +164,13 @@ def join_arrays(name: str, args: CallArgs, node: Any) -> Value:
         dtype = None
     shapes = [None if a.shape is None else view(tuple(a.shape)) for a in arrays]
     shape = _joined_shape(name, shapes, bound, count_known=seq.items is not None)
-    return ArrayValue(None if dtype is None else frozenset({dtype}), shape,
-                      Origin(node, f"np.{name} gives {dtype}" if dtype else ""))
+    if given(bound, "dtype") or dtype is None:
+        origin = Origin(node, f"np.{name} gives {dtype}" if dtype else "")
+    else:
+        # the joined arrays' dtype: trace it to the array that brought it
+        source = next((a for a in arrays if a.dtype == dtype and a.origin is not None), None)
+        origin = Origin(node, f"np.{name} keeps the arrays' {dtype}", source.origin if source else None)
+    return ArrayValue(None if dtype is None else frozenset({dtype}), shape, origin)
 
 
 def _joined_shape(name: str, shapes: List[Shape], bound: Dict[str, Value], count_known: bool) -> Shape:
