@@ -213,6 +213,14 @@ PROGRAMS = {
         waves = np.stack([np.sin(lab * np.arange(4.0)) * np.hanning(4) for lab in labels])
         t = torch.tensor(waves)
     """, ["lab0", "row", "waves", "t"]),
+    "np.load, cast where it is read": ("""
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "features.npy")
+        np.save(path, np.ones((3, 2), dtype=np.float32))
+        raw = np.load(path)
+        feats = np.load(path).astype(np.float64)
+        t = torch.from_numpy(feats)
+    """, ["feats", "t"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -89,6 +89,10 @@ def call_numpy_function(name: str, args: CallArgs, node: Any) -> Value:
                       f"np.full infers {dtype} from the fill value", args)
     if name.startswith("random."):
         return call_random(name[7:], args, node)
+    if name == "load":
+        # an .npy file's array of the dtype stored in it (an .npz gives an NpzFile, whose
+        # fields are such arrays too): its dtype is only known once cast (np.load(p).astype(...))
+        return ArrayValue(None, None, Origin(node, "np.load gives the dtype stored in the file"))
     if name in LOADERS:
         return _array(name, FLOAT64, None, node, f"np.{name} gives float64", args)
     if name in ("array", "asarray", "ascontiguousarray"):
