@@ -8,7 +8,9 @@ entry is checked against torch over ranks 0 to 3 and dims -5 to 5 in tests/test_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
+
+from .shapes import dim_range
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,6 @@ class DimParameters:
     #: dim, or with ``range_first`` for the dims in range: others are out of range).
     refuses_0d: str = ""
     range_first: bool = False
-    #: The op's dims are meaningless on a 0-d tensor in a way torch words differently
-    #: (``unflatten``): stay silent there.
-    silent_on_0d: bool = False
 
 
 _ONE_DIM = DimParameters(("dim",))
@@ -50,8 +49,30 @@ DIM_OPS: Mapping[str, DimParameters] = {
     "torch.squeeze": DimParameters(("dim",), dim_lists=("dim",)),
     "torch.unsqueeze": DimParameters(("dim",), extra=1),
     "torch.flatten": DimParameters(("start_dim", "end_dim")),
-    "torch.unflatten": DimParameters(("dim",), silent_on_0d=True),
+    "torch.unflatten": DimParameters(("dim",)),
 }
 
 #: Key phrase of torch's message for a dim out of range.
 OUT_OF_RANGE = "Dimension out of range"
+
+#: Ops that read a list of dims one by one, each wrapped and checked against those before it:
+#: the first dim out of range or named twice decides what torch says (``permute(0, 0, 5)``
+#: is "duplicate dims", ``permute(0, 5, 0)`` "out of range").
+SEQUENTIAL_DIM_LISTS = ("torch.permute", "torch.squeeze")
+
+
+def first_list_problem(dims: Sequence[Optional[int]], rank: int) -> Optional[Tuple[str, int]]:
+    """("range", dim) or ("repeat", dim) for the first dim of a sequentially read list that
+    torch refuses; None when every dim is fine or an unknown one comes first."""
+    low, high = dim_range(rank)
+    seen = set()
+    for dim in dims:
+        if dim is None:
+            return None
+        if not low <= dim <= high:
+            return "range", dim
+        wrapped = dim % max(rank, 1)
+        if wrapped in seen:
+            return "repeat", dim
+        seen.add(wrapped)
+    return None

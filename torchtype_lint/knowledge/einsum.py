@@ -36,6 +36,8 @@ class EinsumProblem:
 
     reason: str
     torch_says: str
+    #: The operand torch refuses (its index), when the problem is one operand's.
+    operand: Optional[int] = None
 
 
 def parse_equation(text: str) -> Optional[Equation]:
@@ -92,52 +94,68 @@ def einsum_problem(equation: Equation, shapes: Sequence[Shape]) -> Optional[Eins
             f"the equation names {len(equation.operands)} operand{'s' * (len(equation.operands) != 1)}, "
             f"the call passes {len(shapes)}",
             f"{'fewer' if fewer else 'more'} operands were provided than specified in the equation")
+    # torch checks in this order: operand count, each operand's rank, the output, the sizes
+    for index, (subscripts, shape) in enumerate(zip(equation.operands, shapes)):
+        problem = _rank_problem(index, subscripts, shape) if shape is not None else None
+        if problem is not None:
+            return problem
     problem = _output_problem(equation)
     if problem is not None:
         return problem
-    sizes: Dict[str, Tuple[int, int]] = {}  # label -> (known size other than 1, operand)
     for index, (subscripts, shape) in enumerate(zip(equation.operands, shapes)):
-        if shape is None:
-            continue
-        problem = _rank_problem(index, subscripts, shape)
+        problem = _diagonal_problem(index, subscripts, shape) if shape is not None else None
         if problem is not None:
             return problem
-        within: Dict[str, int] = {}
-        for label, size in _labelled_dims(subscripts, shape):
-            if not _known(size):
-                continue
-            if label in within and within[label] != size:
-                return EinsumProblem(
-                    f"subscript {label} is repeated in operand {index} on dims of sizes {within[label]} and {size}",
-                    f"subscript {label} is repeated for operand {index} but the sizes don't match")
-            within[label] = size  # type: ignore[assignment]
-            seen = sizes.get(label)
-            if size != 1 and seen is not None and seen[0] != size:
-                return EinsumProblem(
-                    f"subscript {label} has size {seen[0]} in operand {seen[1]} and {size} in operand {index}",
-                    f"subscript {label} has size {size} for operand {index} which does not broadcast with "
-                    f"previously seen size {seen[0]}")
-            if size != 1 and seen is None:
-                sizes[label] = (size, index)  # type: ignore[assignment]
-    return _ellipsis_problem(equation, shapes)
+    return _broadcast_problem(equation, shapes)
 
 
-def _ellipsis_problem(equation: Equation, shapes: Sequence[Shape]) -> Optional[EinsumProblem]:
-    """The dims the operands' ellipses cover broadcast together, aligned from the right."""
-    seen: Dict[int, Tuple[int, int]] = {}  # position from the right -> (size other than 1, operand)
+def _diagonal_problem(index: int, subscripts: Tuple[str, ...], shape: Tuple[Dim, ...]) -> Optional[EinsumProblem]:
+    """A letter repeated within one operand names dims of one size (no broadcasting there)."""
+    first: Dict[str, Dim] = {}
+    for label, size in _labelled_dims(subscripts, shape):
+        if label in first and _known(first[label]) and _known(size) and first[label] != size:
+            return EinsumProblem(
+                f"subscript {label} is repeated in operand {index} on dims of sizes {first[label]} and {size}",
+                f"subscript {label} is repeated for operand {index} but the sizes don't match", index)
+        first.setdefault(label, size)
+    return None
+
+
+def _broadcast_problem(equation: Equation, shapes: Sequence[Shape]) -> Optional[EinsumProblem]:
+    """Sizes that do not broadcast, found in torch's order: operand by operand, over the
+    output's dims (the ellipsis's where it stands), then an ellipsis the output drops, then
+    the summed letters in ASCII order; each size against the first one other than 1."""
+    ellipsis_width = max((len(_ellipsis_dims(sub, shape)) for sub, shape in zip(equation.operands, shapes)
+                          if shape is not None), default=0)
+    layout = [label for label in equation.output]
+    if ELLIPSIS not in layout:
+        layout.append(ELLIPSIS)
+    layout += sorted({label for sub in equation.operands for label in sub} - set(layout))
+    seen: Dict[Tuple[str, int], Tuple[int, int]] = {}  # (letter, or ellipsis and position) -> (size, operand)
     for index, (subscripts, shape) in enumerate(zip(equation.operands, shapes)):
         if shape is None:
             continue
+        labelled = dict(_labelled_dims(subscripts, shape)[::-1])  # a repeated letter: its first dim
         covered = _ellipsis_dims(subscripts, shape)
-        for from_right, size in enumerate(reversed(covered), start=1):
-            if not _known(size) or size == 1:
-                continue
-            first = seen.setdefault(from_right, (size, index))  # type: ignore[arg-type]
-            if first[0] != size:
+        padded = (1,) * (ellipsis_width - len(covered)) + tuple(covered)
+        for label in layout:
+            positions = [(ELLIPSIS, k, padded[k]) for k in range(ellipsis_width)] if label == ELLIPSIS \
+                else [(label, 0, labelled.get(label, 1))]
+            for name, k, size in positions:
+                if not _known(size) or size == 1:
+                    continue
+                first = seen.setdefault((name, k), (size, index))  # type: ignore[arg-type]
+                if first[0] == size:
+                    continue
+                if name == ELLIPSIS:
+                    return EinsumProblem(
+                        f"the ellipsis covers a dim of size {first[0]} in operand {first[1]} and {size} in "
+                        f"operand {index}, aligned from the right",
+                        f"dimension {k} covered by ellipsis in operand {index}", index)
                 return EinsumProblem(
-                    f"the ellipsis covers a dim of size {first[0]} in operand {first[1]} and {size} in "
-                    f"operand {index} (aligned from the right)",
-                    "does not broadcast with previously seen ellipsis")
+                    f"subscript {name} has size {first[0]} in operand {first[1]} and {size} in operand {index}",
+                    f"subscript {name} has size {size} for operand {index} which does not broadcast with "
+                    f"previously seen size {first[0]}", index)
     return None
 
 
@@ -162,13 +180,13 @@ def _rank_problem(index: int, subscripts: Tuple[str, ...], shape: Tuple[Dim, ...
             f"operand {index} has {len(shape)} dim{'s' * (len(shape) != 1)}, its subscripts "
             f"'{''.join(subscripts)}' name {letters}",
             f"the number of subscripts in the equation ({letters}) does not match the number of "
-            f"dimensions ({len(shape)}) for operand {index} and no ellipsis was given")
+            f"dimensions ({len(shape)}) for operand {index} and no ellipsis was given", index)
     if ELLIPSIS in subscripts and letters > len(shape):
         return EinsumProblem(
             f"operand {index} has {len(shape)} dim{'s' * (len(shape) != 1)}, its subscripts "
             f"'{''.join(subscripts)}' name {letters} besides the ellipsis",
             f"the number of subscripts in the equation ({letters}) is more than the number of "
-            f"dimensions ({len(shape)}) for operand {index}")
+            f"dimensions ({len(shape)}) for operand {index}", index)
     return None
 
 

@@ -226,10 +226,10 @@ def conv_out(size: Dim, kernel: int, stride: int = 1, padding: int = 0, dilation
 
 
 def dim_range(rank: int, extra: int = 0) -> Tuple[int, int]:
-    """The dims torch accepts for a tensor of ``rank`` dims, both ends included: a 0-d tensor
-    counts as one dim (``x.transpose(0, -1)`` works on it), and ``unsqueeze`` (``extra=1``)
-    may also name the position after the last dim."""
-    span = max(rank, 1) + extra
+    """The dims torch accepts for a tensor of ``rank`` dims, both ends included: ``unsqueeze``
+    (``extra=1``) may also name the position after the last dim, and there is always at least
+    one valid dim: a 0-d tensor takes 0 and -1 (``x.transpose(0, -1)`` works on it)."""
+    span = max(rank + extra, 1)
     return -span, span - 1
 
 
