@@ -55,8 +55,11 @@ def test_findings_name_the_cell_and_the_line_within_it(tmp_path, capsys):
     [line] = out.splitlines()
     # Cell 4, line 3: the magics in cell 2 and the skipped %%bash cell shift nothing.
     assert line.startswith(f"{nb}:cell 4:3:1: TTL101 result of `labels.float()` is discarded")
-    # Provenance points into the cell that made the value.
-    assert "since cell 2, line 4: `torch.tensor([0, 1, 1, 0])`" in line
+    # Provenance points into the cell that made the value: the concise headline names it, the
+    # full format quotes it.
+    assert "(since cell 2, line 4)" in line
+    _, full, _ = _check(capsys, "--output-format", "full", str(nb))
+    assert "since cell 2, line 4: `torch.tensor([0, 1, 1, 0])`" in full.splitlines()[0]
 
 
 def test_provenance_steps_carry_cell_and_line(tmp_path):
