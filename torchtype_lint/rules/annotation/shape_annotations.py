@@ -61,3 +61,20 @@ def dtype_requirement(annotation: ShapeAnnotation) -> str:
     if annotation.dialect == JAXTYPING:
         return f"a {annotation.dtype_label} dtype"
     return f"`{annotation.dtype_label}`"
+
+
+#: The tuple types whose subscript lists one annotation per element.
+TUPLE_NAMES = frozenset({"typing.Tuple", "builtins.tuple"})
+
+
+def tuple_element_annotations(node: Any, ctx: RuleContext) -> Optional[List[Any]]:
+    """``Tuple[A, B]`` / ``tuple[A, B]`` -> the element annotation nodes ``[A, B]``; None for
+    any other annotation, and for ``Tuple[A, ...]`` (any length)."""
+    if not isinstance(node, cst.Subscript) or _qualified(node.value, ctx) not in TUPLE_NAMES:
+        return None
+    parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+    if len(parts) != len(node.slice) or any(isinstance(p, cst.Ellipsis) for p in parts):
+        return None
+    if len(parts) == 1 and isinstance(parts[0], cst.Tuple) and not parts[0].elements:
+        return []  # Tuple[()]: the empty tuple
+    return parts

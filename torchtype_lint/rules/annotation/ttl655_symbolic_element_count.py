@@ -1,0 +1,63 @@
+"""TTL655 symbolic-element-count-mismatch: view/reshape whose element counts differ for every choice of sizes."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ...knowledge.symbolic_dims import as_dim, product, ratio
+from ...values import describe_shape
+from ..base import Rule, RuntimeClaim, register
+from ..context import RuleContext
+from .reshape_targets import reshape_at
+from .size_contracts import never_equal, shown
+
+
+@register
+class SymbolicElementCountMismatch(Rule):
+    """
+    ## What it does
+    Flags `view`, `reshape`, `view_as`, `reshape_as` and `torch.reshape` where the tensor's
+    element count and the target's are products of the same annotated sizes with different
+    factors, so they differ whatever the sizes are: a `(d_out, d_in)` tensor viewed as
+    `(d_in, d_out, 2)` has half the elements the target needs for every `d_in` and `d_out`.
+    Sizes are the dimensions the function's annotations name, and products of them
+    (`x.flatten()` of `"b d"` has `b*d` elements).
+
+    ## Why is this bad?
+    torch raises `shape '[3, 4, 2]' is invalid for input of size 12` on every call: no
+    choice of sizes makes the counts agree. Usually a factor (heads, a pair of
+    coordinates, a doubled width) is in the target and not in the tensor, or the other way
+    round.
+
+    ## Example
+    ```python
+    def to_pairs(w: Float[Tensor, "o i"], like: Float[Tensor, "i o 2"]) -> Float[Tensor, "i o 2"]:
+        return w.view_as(like)
+    ```
+
+    ## Use instead
+    ```python
+    def to_pairs(w: Float[Tensor, "o i"], like: Float[Tensor, "i o 2"]) -> Float[Tensor, "i o 2"]:
+        return torch.stack([w.T, w.T], dim=-1)
+    ```
+
+    ## Fix safety
+    No fix.
+    """
+
+    code = "TTL655"
+    name = "symbolic-element-count-mismatch"
+    summary = "view/reshape whose element counts differ for every choice of the annotated sizes"
+    listens = (cst.Call,)
+    runtime = RuntimeClaim("RuntimeError", r"shape '\[[-0-9, ]+\]' is invalid for input of size \d+")
+
+    def visit(self, node: cst.Call, ctx: RuleContext) -> None:
+        found = reshape_at(node, ctx)
+        if found is None:
+            return
+        have, want = as_dim(product(found.source_shape)), as_dim(product(found.target))
+        if not never_equal(have, want, ctx):
+            return
+        self.report(node, f"`{shown(node)}` views {describe_shape(found.source_shape)} ({have} elements) as "
+                          f"{describe_shape(found.target)} ({want} elements): the target needs "
+                          f"{ratio(want, have)} the elements the tensor has, for every size",
+                    origin=found.source.origin)
