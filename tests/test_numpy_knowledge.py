@@ -286,7 +286,7 @@ def test_rows_are_distinct_and_many():
 
 #: Unknown on purpose: numpy decides at run time, or the code does not say.
 STAYS_UNKNOWN = [
-    "np.load('data.npy')", "f32.tolist()", "rng.normal(loc=f32.mean())", "np.mean(torch_like)",
+    "f32.tolist()", "rng.normal(loc=f32.mean())", "np.mean(torch_like)",
     "rng.standard_normal(dtype=np.float32)", "rng.choice(v, axis=axis)", "np.concatenate([])",
 ]
 
@@ -296,6 +296,14 @@ def test_what_the_code_does_not_state_stays_unknown(expr):
     source = PRELUDE + "torch_like = object()\n" + f"result = {expr}\n"
     result = engine_globals(source)["result"]
     assert result is TOP, result.describe()
+
+
+def test_np_load_is_an_array_whose_dtype_only_the_file_knows():
+    # the file decides the dtype: unknown until cast, which then is known (np.load(p).astype(...))
+    values = engine_globals("import numpy as np\nraw = np.load('data.npy')\n"
+                            "cast = np.load('data.npy').astype(np.float64)\n")
+    assert isinstance(values["raw"], ArrayValue) and values["raw"].dtypes is None and values["raw"].shape is None
+    assert values["cast"].describe() == "ndarray[float64, ?]"
 
 
 def test_the_issue_script_is_known():

@@ -221,6 +221,25 @@ PROGRAMS = {
         feats = np.load(path).astype(np.float64)
         t = torch.from_numpy(feats)
     """, ["feats", "t"]),
+    "copy.deepcopy of a model, cast apart from the original": ("""
+        import copy
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+                self.head = nn.Sequential(nn.ReLU(), nn.Linear(3, 2))
+
+            def forward(self, x):
+                return self.head(self.fc(x))
+
+        model = Net()
+        ema = copy.deepcopy(model).double()
+        y = model(torch.randn(2, 4))
+        z = ema(torch.randn(2, 4, dtype=torch.float64))
+        p_ema = next(iter(ema.parameters()))
+        p_model = [p for p in model.parameters()][-1]
+    """, ["y", "z", "p_ema", "p_model"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

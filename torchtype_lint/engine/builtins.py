@@ -154,7 +154,12 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return SequenceValue("list" if name != "tuple" else "tuple", element, None)
     if name == "iter" and len(args.pos) == 1 and isinstance(args.pos[0], (DataLoaderValue, TensorDatasetValue)):
         return args.pos[0]  # an iterator over the same batches: next() gives one of them
+    if name == "iter" and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue) and \
+            args.pos[0].container in ("list", "tuple"):
+        return SequenceValue("list", args.pos[0].element, None)  # next() gives any one element
     if name == "next" and args.pos and isinstance(args.pos[0], (DataLoaderValue, TensorDatasetValue)):
+        return iterate(args.pos[0])
+    if name == "next" and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue):
         return iterate(args.pos[0])
     if name == "isinstance":
         return ScalarValue("bool")

@@ -26,7 +26,7 @@ from ..knowledge.functional import FUNCTIONAL_PREFIX, PARAMETER_CLASSES, functio
 from ..knowledge.module_dtypes import (
     CAST_METHODS as MODULE_CAST_METHODS, CAST_REGISTRATIONS, MODULE_BASES, MUTATING_METHODS,
     REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
-    set_module_dtype, widen_module_params,
+    parameter_dtypes, parameter_origin, set_module_dtype, widen_module_params,
 )
 from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
@@ -41,6 +41,7 @@ from ..values import (
     TensorValue, Value, join,
 )
 from .builtins import aliased, call_builtin, iterate, with_element
+from .copying import deep_copied
 from .functions import call_function, instantiate
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
 from .syntax import has_decorator
@@ -175,6 +176,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return NoneValue()
     if qualname in MATH_FLOAT_FUNCTIONS:
         return ScalarValue("float")
+    if qualname == "copy.deepcopy" and len(args.pos) == 1 and not args.kw and not args.has_star:
+        return deep_copied(args.pos[0], interp._note_fresh)
     if qualname.startswith(FUNCTIONAL_PREFIX):
         return functional(qualname[len(FUNCTIONAL_PREFIX):], args, node, interp.tenv)
     if qualname in PARAMETER_CLASSES:
@@ -282,8 +285,7 @@ PARAMETER_ITERATORS = ("parameters", "named_parameters", "buffers", "named_buffe
 def parameters_of(interp: "Interpreter", module: Value, named: bool) -> Value:
     """``model.parameters()``: tensors that *are* the module's parameters, so that replacing
     one's data (``p.data = p.data.half()``) changes the module (``parameter_replaced``)."""
-    dtypes = module.param_dtypes if isinstance(module, ModuleValue) else None
-    param = TensorValue(dtypes, None, None)
+    param = TensorValue(parameter_dtypes(module), None, parameter_origin(module))
     interp.parameter_owners[id(param)] = (param, module)  # keeps param alive: ids stay unique
     element: Value = SequenceValue("tuple", TOP, (StringValue(None), param)) if named else param
     return SequenceValue("list", element, None)

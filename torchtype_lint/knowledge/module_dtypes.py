@@ -50,6 +50,70 @@ def construct_module(name: str, args: CallArgs, node: Any, default_float: str,
     return module
 
 
+def parameter_dtypes(module: Value) -> Optional[frozenset]:
+    """The dtypes ``module.parameters()`` yields: those of every submodule and parameter
+    attribute, recursively. None when any part is unknown (an attribute the engine cannot
+    see may be a module with parameters of any dtype) or when no parameter is known."""
+    return _parameter_dtypes(module, set()) or None
+
+
+def _parameter_dtypes(module: Value, seen: set) -> Optional[frozenset]:
+    if id(module) in seen:
+        return frozenset()  # a module reachable twice has its parameters counted once
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        if module.short_name in NN.CONTAINERS:
+            return _union(_parameter_dtypes(child, seen) for child in module.children)
+        if NN.has_no_parameters(module.short_name):
+            return frozenset()
+        return module.param_dtypes
+    if isinstance(module, InstanceValue):
+        parts = []
+        for name, value in module.attrs.items():
+            if isinstance(value, (ModuleValue, InstanceValue)):
+                parts.append(_parameter_dtypes(value, seen))
+            elif name in module.cast_attrs:
+                # a parameter or a buffer: both counted (a superset of the dtypes is still sound)
+                parts.append(value.dtypes if isinstance(value, TensorValue) else None)
+            elif value is TOP:
+                parts.append(None)  # could be a module of a library the engine does not know
+        return _union(parts)
+    return None
+
+
+def parameter_origin(module: Value, seen: Optional[set] = None) -> Optional[Origin]:
+    """Where the dtype of a module's parameters was last set (a cast such as
+    ``model.double()``, else the first layer's construction), for provenance."""
+    seen = set() if seen is None else seen
+    if id(module) in seen:
+        return None
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        if module.dtype_origin is not None and not NN.has_no_parameters(module.short_name) and \
+                module.short_name not in NN.CONTAINERS:
+            return module.dtype_origin
+        children = module.children
+    elif isinstance(module, InstanceValue):
+        children = tuple(module.attrs.values())
+    else:
+        return None
+    cast = None
+    for child in children:
+        found = parameter_origin(child, seen)
+        if found is not None and (cast is None or found.note.startswith("model.")):
+            cast = found  # a cast (model.double()) says more than a constructor
+    return cast
+
+
+def _union(parts: Any) -> Optional[frozenset]:
+    out: frozenset = frozenset()
+    for part in parts:
+        if part is None:
+            return None
+        out = out | part
+    return out
+
+
 def module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
     """``layer.weight``, ``layer.bias`` and constructor settings (``layer.in_features``)."""
     name, cfg = module.short_name, module.config

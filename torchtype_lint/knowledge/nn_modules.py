@@ -74,6 +74,13 @@ ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sig
 LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
           "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+
+
+def has_no_parameters(name: str) -> bool:
+    """``nn.<name>`` owns no parameters (activations, dropout, losses, pooling, Flatten);
+    PReLU, elementwise as it is, learns its slope."""
+    return (name in ELEMENTWISE and name != "PReLU") or name in LOSSES or name == "Flatten" or \
+        name.startswith(("MaxPool", "AvgPool", "Adaptive"))
 KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
 
 

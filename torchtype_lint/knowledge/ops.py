@@ -58,6 +58,13 @@ SIGNATURES: Mapping[str, Tuple[str, ...]] = {
     # elementwise arithmetic (the operators' functions)
     "torch.add": ("input", "other"), "torch.sub": ("input", "other"), "torch.mul": ("input", "other"),
     "torch.div": ("input", "other"), "torch.pow": ("input", "exponent"),
+    "torch.lerp": ("input", "end", "weight"),
+}
+
+#: Elementwise ops that do not promote: each listed operand must have the input's dtype
+#: (``ema.lerp_(p, 0.01)`` of float64 and float32 raises "expected dtype double for `end`").
+SAME_DTYPE_OPERANDS: Mapping[str, Tuple[str, ...]] = {
+    "torch.lerp": ("end", "weight"),
 }
 
 #: The matrix products, with the parameters of their two matrix operands: none of them

@@ -18,6 +18,11 @@ from ..dtype.layer_inputs import layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..torch_messages import TorchMessage
 from ..context import RuleContext
+from ...knowledge.ops import SAME_DTYPE_OPERANDS
+
+
+#: How torch's C++ side names float dtypes in "expected dtype double for `end`".
+_CPP_DTYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _quoted(torch_says: TorchMessage) -> str:
@@ -39,7 +44,8 @@ class PrecisionMismatch(DtypeRule):
     `bmm`, `einsum`, `F.linear`, ...) of float16/bfloat16/float64 with float32, and layers
     with float parameters (`nn.Linear`, convolutions, attention, transformer layers, RNN
     cells) called on input of another float dtype -- including a float32 input after
-    `model.double()` or `model.half()`. Norm layers are flagged only for combinations torch
+    `model.double()` or `model.half()` -- and elementwise ops that do not promote
+    (`lerp`/`lerp_`, e.g. an EMA model made `.double()` updated toward float32 weights). Norm layers are flagged only for combinations torch
     rejects (float16/bfloat16 input into float32 norms is accepted).
 
     ## Why is this bad?
@@ -73,7 +79,8 @@ class PrecisionMismatch(DtypeRule):
     severity = "error"
     listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype", pattern_devices=("cpu",))
+    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype|expected dtype \S+ for `",
+                           pattern_devices=("cpu",))
     #: TTL402 reports the operands that come out of an autocast region; TTL401 the others.
     autocast_escape = False
 
@@ -88,6 +95,37 @@ class PrecisionMismatch(DtypeRule):
             return
         if isinstance(node, cst.Call):
             self._layer(node, ctx)
+            self._same_dtype_operands(node, ctx)
+
+    def _same_dtype_operands(self, node: cst.Call, ctx: RuleContext) -> None:
+        """``a.lerp_(b, w)`` and the other elementwise ops that refuse to promote."""
+        call = ctx.op_call(node)
+        if call is None or call.has_star or call.op not in SAME_DTYPE_OPERANDS:
+            return
+        x = call.arg("input")
+        for param in SAME_DTYPE_OPERANDS[call.op]:
+            other, other_node = call.arg(param), call.arg_node(param)
+            if other_node is None or not isinstance(other, TensorValue) or mismatch_kind(x, other) != "precision":
+                continue
+            if param == "weight" and other.shape == ():
+                continue  # a 0-dim weight takes part in promotion like a number
+            x_dtype, o_dtype = one(x), one(other)
+            says = (f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype "
+                    f"{_CPP_DTYPE_NAMES[o_dtype]}") if x_dtype in _CPP_DTYPE_NAMES and o_dtype in _CPP_DTYPE_NAMES \
+                else f"expected dtype"
+            fix = None
+            if castable(x_dtype):
+                fix = Fix(other_node, cast_expr(other_node, x_dtype), f"Convert `{param}` to {x_dtype}", safe=False)
+            origin = _unusual_origin(x, other)
+            x_note = origin_note(x) if origin is x.origin else ""
+            other_note = origin_note(other) if origin is not x.origin else ""
+            self.flag(ctx, node,
+                      f"`{call.label}` does not promote: its input is {show(x)}{x_note} but `{param}` "
+                      f"(`{code(other_node, 30)}`) is {show(other)}{other_note}: torch raises "
+                      f"RuntimeError (\"{says}\"); convert it: "
+                      f"`{cast_text(code(other_node, 30), x_dtype) if x_dtype else code(other_node, 30)}`",
+                      origin=origin, fix=fix)
+            return
 
     def _layer(self, node: cst.Call, ctx: RuleContext) -> None:
         found = module_call(ctx, node)
@@ -139,6 +177,12 @@ class PrecisionMismatch(DtypeRule):
             message += ("; it was computed inside a torch.autocast region and keeps autocast's dtype "
                         "after the region ends: convert it with `.float()` or move this op into the region")
         super().flag(ctx, node, message, origin, fix)
+
+
+def _unusual_origin(a: TensorValue, b: TensorValue) -> Any:
+    """The provenance of the operand that is not float32 (the odd one out), else of either."""
+    first, second = (b, a) if one(a) == FLOAT32 else (a, b)
+    return first.origin if first.origin is not None else second.origin
 
 
 def _from_autocast(origin: Any) -> bool:
