@@ -17,10 +17,9 @@ from .shapes import dim_range
 class DimParameters:
     """The dim parameters of one op."""
 
-    #: Parameter names holding one dim each, or (``dim_lists``) an int or a sequence of dims.
+    #: Parameter names holding the dims (one int, or a tuple/list for permute, movedim and
+    #: squeeze).
     names: Tuple[str, ...]
-    #: Parameters (among ``names``) that also take a tuple or list of dims.
-    dim_lists: Tuple[str, ...] = ()
     #: The dim a parameter means when it is not given (None: no default, or "every dim").
     default: Optional[int] = None
     #: 1 for ops whose dim may be one past the last (``unsqueeze`` inserts a dim there).
@@ -31,9 +30,8 @@ class DimParameters:
     range_first: bool = False
 
 
-_ONE_DIM = DimParameters(("dim",))
 _TRANSPOSE = DimParameters(("dim0", "dim1"))
-_MOVEDIM = DimParameters(("source", "destination"), dim_lists=("source", "destination"))
+_MOVEDIM = DimParameters(("source", "destination"))
 
 #: op (``knowledge/ops.py`` name) -> its dim parameters. In-place spellings (``squeeze_``,
 #: ``transpose_``...) resolve to the same op.
@@ -45,8 +43,8 @@ DIM_OPS: Mapping[str, DimParameters] = {
     "torch.movedim": _MOVEDIM, "torch.moveaxis": _MOVEDIM,
     "torch.transpose": _TRANSPOSE, "torch.swapdims": _TRANSPOSE,
     "torch.swapaxes": DimParameters(("axis0", "axis1")),
-    "torch.permute": DimParameters(("dims",), dim_lists=("dims",)),
-    "torch.squeeze": DimParameters(("dim",), dim_lists=("dim",)),
+    "torch.permute": DimParameters(("dims",)),
+    "torch.squeeze": DimParameters(("dim",)),
     "torch.unsqueeze": DimParameters(("dim",), extra=1),
     "torch.flatten": DimParameters(("start_dim", "end_dim")),
     "torch.unflatten": DimParameters(("dim",)),

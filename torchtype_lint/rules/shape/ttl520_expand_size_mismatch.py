@@ -110,4 +110,3 @@ class ExpandSizeMismatch(Rule):
         described, origin = describe_input(call.receiver, ctx)  # type: ignore[arg-type]
         self.report(node, f"`{call.label}` of {_subject(call.receiver_node)} ({described}) {how}: {what}; "
                           f"torch raises \"{torch_says}\"", origin=origin)
-

@@ -43,8 +43,8 @@ class RepeatFewerDims(Rule):
     summary = "Tensor.repeat with fewer repeat counts than the tensor has dims"
     listens = (cst.Call,)
     ops = frozenset({"torch.repeat"})  # Tensor.repeat: the op layer names it by its twin
-    runtime = RuntimeClaim("RuntimeError",
-                           r"Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    runtime = RuntimeClaim(
+        "RuntimeError", r"Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
         call = ctx.op_call(node)
