@@ -174,7 +174,10 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
             and 0 <= count * len(left.items) <= 64 else None
         return SequenceValue(left.container, left.element, items, left.origin)
     if isinstance(left, SequenceValue) and isinstance(right, SequenceValue) and op == "+":
-        return SequenceValue(left.container, join(left.element, right.element), (
+        # an empty side adds no elements to disagree with
+        element = right.element if left.items == () else left.element if right.items == () else \
+            join(left.element, right.element)
+        return SequenceValue(left.container, element, (
             left.items + right.items if left.items is not None and right.items is not None else None))
     return TOP
 
@@ -261,10 +264,17 @@ def _named_expr(interp: "Interpreter", node: Any) -> Value:
 
 
 def _yield(interp: "Interpreter", node: Any) -> Value:
-    if node.value is not None:
-        interp.eval(node.value)
+    """``yield x`` adds x to the generator's elements (``yield from xs``: any element of xs);
+    its own value is what ``send()`` passes in: unknown."""
+    if isinstance(node.value, cst.From):
+        element = iterate(interp.eval(node.value.item))
+    elif node.value is not None:
+        element = interp.eval(node.value)
+    else:
+        element = NoneValue()
     if interp.frame.function is not None:
         interp._generators.add(interp.frame.function.node)
+        interp.frame.yields.append(element)
     return TOP
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..values import (
     CallArgs,
-    TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, Value, join,
+    TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, SequenceValue, Value, join, join_all,
 )
 from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
@@ -44,8 +44,6 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     method call). ``force``: analyse the body even when no argument is informative."""
     fnode = fn.node
     if any(not is_transparent(d.decorator) for d in fnode.decorators):
-        return TOP
-    if fnode in interp._generators:
         return TOP
     annotated = interp.annotated_returns.get(fnode, TOP)
     if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
@@ -206,7 +204,8 @@ def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Val
         interp.branch_depth = branch_depth
         interp._conditional_calls -= conditional
     if fnode in interp._generators:
-        return TOP
+        # a generator: iterating it gives what any of its yields gives
+        return SequenceValue("list", join_all(frame.yields), None) if frame.yields else TOP
     result: Optional[Value] = None
     for value in frame.returns:
         result = value if result is None else join(result, value)

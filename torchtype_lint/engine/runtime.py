@@ -22,6 +22,8 @@ class Frame:
     parent: Optional["Frame"] = None
     function: Optional[FunctionValue] = None
     returns: List[Value] = field(default_factory=list)
+    #: What a generator function's ``yield``s give (its elements when iterated).
+    yields: List[Value] = field(default_factory=list)
     instance: Optional[InstanceValue] = None
     #: Names a ``global`` statement declared in this function: writes go to the module.
     declared_global: Optional[set] = None
