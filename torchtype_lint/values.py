@@ -480,9 +480,53 @@ class InstanceValue(Value):
 
 
 def join_all(values: "Sequence[Value]") -> Value:
-    """The join of every value (unknown for none): what any element of a collection may be."""
+    """The join of every value (unknown for none): what any element of a collection may be.
+    Distinct modules or instances of one class (``[Block(d), Block(d)]``) give a summary
+    object that holds what they all hold (``join`` alone makes them unknown)."""
     if not values:
         return TOP
+    summary = _summary(values)
+    if summary is not None:
+        return summary
+    result = values[0]
+    for value in values[1:]:
+        result = join(result, value)
+    return result
+
+
+def _summary(values: "Sequence[Value]", depth: int = 0) -> "Optional[Value]":
+    """A read-only stand-in for any of several heap objects of one class, or None."""
+    first = values[0]
+    if all(v is first for v in values) or depth > 4:
+        return None
+    if all(isinstance(v, InstanceValue) and v.cls is first.cls for v in values):
+        instance = InstanceValue(first.cls, first.origin)
+        names = set(first.attrs).intersection(*(v.attrs for v in values[1:]))
+        for name in first.attrs:
+            if name in names:
+                parts = [v.attrs[name] for v in values]
+                instance.attrs[name] = _summary(parts, depth + 1) or _plain_join(parts)
+            else:
+                instance.attrs[name] = TOP  # set on some of them only
+        instance.cast_attrs = set().union(*(v.cast_attrs for v in values))
+        return instance
+    if all(isinstance(v, ModuleValue) and v.qualname == first.qualname for v in values):
+        config = {k: x for k, x in first.config.items() if all(v.config.get(k) == x for v in values)}
+        dtypes = None if any(v.param_dtypes is None for v in values) else frozenset().union(
+            *(v.param_dtypes for v in values))
+        devices = {v.device for v in values}
+        if len({len(v.children) for v in values}) != 1:
+            return None  # containers of different lengths: no one layer list stands for all
+        children = tuple(_summary(list(c), depth + 1) or _plain_join(list(c))
+                         for c in zip(*(v.children for v in values)))
+        module = ModuleValue(first.qualname, config, dtypes, first.origin, children,
+                             devices.pop() if len(devices) == 1 else None)
+        module.dtype_origin = first.dtype_origin
+        return module
+    return None
+
+
+def _plain_join(values: "Sequence[Value]") -> Value:
     result = values[0]
     for value in values[1:]:
         result = join(result, value)

@@ -97,6 +97,10 @@ LITERAL_HANDLERS: Dict[type, Callable[["Interpreter", Any], Value]] = {
 # ---------------------------------------------------------------------- functions and iteration
 
 
+#: ``range(...)`` of constants with at most this many items has its items known.
+_KNOWN_RANGE = 16
+
+
 def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) -> Value:
     """``builtins.<name>(...)``."""
     if name in ("float", "int", "bool", "complex"):
@@ -140,6 +144,13 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
             count = len(target.const)
         return ScalarValue("int", count)
     if name == "range":
+        bounds = [a.const for a in args.pos if isinstance(a, ScalarValue) and isinstance(a.const, int)
+                  and not isinstance(a.const, bool)]
+        if not args.kw and not args.has_star and 1 <= len(args.pos) <= 3 and len(bounds) == len(args.pos) \
+                and (len(bounds) < 3 or bounds[2] != 0) and len(range(*bounds)) <= _KNOWN_RANGE:
+            # a short range of constants: its items are known (loops over it may be unrolled)
+            items = tuple(ScalarValue("int", i) for i in range(*bounds))
+            return SequenceValue("list", join_all(items) if items else ScalarValue("int"), items)
         return SequenceValue("list", ScalarValue("int"), None)
     if name == "enumerate":
         element = iterate(args.get(0))
@@ -192,7 +203,10 @@ def transposed(rows: Value) -> Value:
 def iterate(iterable: Value) -> Value:
     """The value of one element when iterating over ``iterable``."""
     if isinstance(iterable, SequenceValue):
-        return iterable.element if iterable.container != "dict" else TOP
+        if iterable.container == "dict":
+            return TOP
+        # known items are exact; ``element`` may be a coarser summary made for unknown lengths
+        return join_all(iterable.items) if iterable.items else iterable.element
     if isinstance(iterable, TensorValue):
         return index_first(iterable)
     if isinstance(iterable, ArrayValue) and iterable.shape != ():
@@ -248,6 +262,13 @@ def with_element(container: SequenceValue, value: Value, node: Any = None) -> Se
     value = fresh(value) if _is_display(node) else aliased(value)
     element = value if container.items == () else join(container.element, value)
     return SequenceValue(container.container, element, None, container.origin)
+
+
+def appended(container: SequenceValue, value: Value, node: Any = None) -> SequenceValue:
+    """The list after ``append(value)`` where its items are known: one more item."""
+    value = fresh(value) if _is_display(node) else aliased(value)
+    items = tuple(container.items or ()) + (value,)
+    return SequenceValue(container.container, join_all(items), items, container.origin)
 
 
 def with_keyed_element(container: SequenceValue, key: str, value: Value) -> SequenceValue:

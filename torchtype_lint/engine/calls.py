@@ -40,7 +40,7 @@ from ..values import (
     ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, SymbolValue,
     TensorValue, Value, join,
 )
-from .builtins import aliased, call_builtin, iterate, with_element
+from .builtins import aliased, appended, call_builtin, iterate, with_element
 from .copying import deep_copied
 from .functions import call_function, instantiate
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
@@ -85,7 +85,7 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         callee = Callee("symbol", "torch." + callee_value.dtype, receiver, args)
     elif isinstance(callee_value, ModuleValue):
         callee = Callee("module", callee_value.qualname, callee_value, args)
-        result = NN.call_module(callee_value, args, node)
+        result = call_library_module(interp, callee_value, args, node)
     elif isinstance(callee_value, FunctionValue):
         callee = Callee("user", callee_value.node.name.value, TOP, args)
         result = call_function(interp, callee_value, args, node)
@@ -111,6 +111,27 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         if out is not None:
             return out
     return result
+
+
+def call_library_module(interp: "Interpreter", module: ModuleValue, args: CallArgs, node: Any) -> Value:
+    """``module(x)`` of an ``nn`` module; an ``nn.Sequential`` holding the file's own modules
+    runs each of them in turn (their ``forward`` is analysed with what the previous gives)."""
+    if module.short_name != "Sequential" or not any(isinstance(c, InstanceValue) for c in module.children):
+        return NN.call_module(module, args, node)
+    if args.has_star or args.kw or len(args.pos) != 1:
+        return TOP
+    value = args.pos[0]
+    for child in module.children:
+        if isinstance(child, ModuleValue):
+            value = call_library_module(interp, child, CallArgs([value], {}, [None], {}), node)
+        elif isinstance(child, InstanceValue) and "forward" in child.cls.methods:
+            value = call_function(interp, child.cls.methods["forward"], CallArgs([value], {}, [None], {}),
+                                  node, child)
+        else:
+            return TOP
+        if value is TOP:
+            return TOP
+    return value
 
 
 def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
@@ -241,9 +262,18 @@ def call_method(interp: "Interpreter", receiver: Value, name: str, args: CallArg
     return TOP
 
 
+#: A list appended to in straight-line code keeps its items up to this many.
+_MAX_KNOWN_ITEMS = 64
+
+
 def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValue, name: str,
                     args: CallArgs) -> Value:
     """list/dict methods: mutations rebind the container with the new element value."""
+    if name == "append" and len(args.pos) == 1 and seq.container == "list" and seq.items is not None \
+            and not interp.branch_depth and len(seq.items) < _MAX_KNOWN_ITEMS:
+        # straight-line code (an unrolled loop included): the list's items stay known one by one
+        replace_container(interp, receiver_node, seq, appended(seq, args.pos[0], args.pos_nodes[0]))
+        return NoneValue()
     if name in ("append", "add") and len(args.pos) == 1:
         replace_container(interp, receiver_node, seq, with_element(seq, args.pos[0], args.pos_nodes[0]))
         return NoneValue()

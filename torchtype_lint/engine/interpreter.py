@@ -50,7 +50,7 @@ from ..knowledge.torch_objects import (
 from ..values import (
     Callee,
     FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
-    SequenceValue, StringValue, SymbolValue, TensorValue, Value, join,
+    SequenceValue, StringValue, SymbolValue, TensorValue, Value, join, join_all,
 )
 from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
@@ -59,7 +59,7 @@ from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
-from .syntax import OPERATOR_SYMBOLS, dotted_name, target_names
+from .syntax import OPERATOR_SYMBOLS, dotted_name, leaves_early, target_names
 
 __all__ = [
     "AnalysisBudgetExceeded", "Assignment", "BoundMethod", "DataLoaderValue", "DEFAULT_TIME_BUDGET",
@@ -71,6 +71,8 @@ Listener = Callable[[Any, "Interpreter"], None]
 
 #: How often a loop body is re-analysed before the values still changing are widened to TOP.
 MAX_LOOP_ITERATIONS = 3
+#: Loops over at most this many known items run item by item (see Interpreter._unrollable).
+MAX_UNROLLED = 6
 #: Per-file time budget (seconds); exceeding it raises AnalysisBudgetExceeded.
 DEFAULT_TIME_BUDGET = 20.0
 
@@ -113,6 +115,7 @@ class Interpreter:
         #: Functions seen to contain ``yield`` (found while running their body: a libcst
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
+        self._unrolling = 0
         self._analysed_standalone: set = set()
         self._deadline = time.monotonic() + time_budget
         self._ticks = 0
@@ -409,6 +412,8 @@ class Interpreter:
         if isinstance(stmt, cst.For):
             iterable = self.eval(stmt.iter)
             element = iterate(iterable)
+            if self._unrollable(stmt, iterable):
+                return self._unrolled(stmt, iterable.items)
         else:
             self.eval(stmt.test)
             element = TOP
@@ -445,6 +450,50 @@ class Interpreter:
                 del loop_frame.loop_targets[-len(targets):]
         if stmt.orelse is not None:
             self.exec_body(stmt.orelse.body)
+        return False
+
+    def _unrollable(self, stmt: cst.For, iterable: Value) -> bool:
+        """A ``for`` over a few known items whose every iteration runs to its end is run item by
+        item (``for h in (32, 16): layers += [nn.Linear(width, h)]`` then knows each layer);
+        not inside another unrolled loop, so the cost stays bounded."""
+        return (not self._unrolling and isinstance(iterable, SequenceValue) and iterable.container in
+                ("list", "tuple") and iterable.items is not None and 0 < len(iterable.items) <= MAX_UNROLLED
+                and stmt.orelse is None and not leaves_early(stmt.body))
+
+    def _unrolled(self, stmt: cst.For, items: Tuple[Value, ...]) -> bool:
+        """Run the body once per item, silently, in order; then once recording, over the join of
+        the iterations' entry states (what rules and explain see holds for every iteration);
+        the state after the loop is the last iteration's."""
+        recording = self.recording
+        self.recording = False
+        self._unrolling += 1
+        entries = []
+        targets = target_names(stmt.target)
+        loop_frame = self.frame
+        loop_frame.loop_targets.extend(targets)
+        try:
+            for item in items:
+                entries.append(dict(self.frame.vars))
+                self.assign_target(stmt.target, item, stmt, record=False)
+                self.exec_body(stmt.body)
+            after = self.frame.vars
+            state = entries[0]
+            for entry in entries[1:]:
+                state = join_envs(state, entry)
+            self.frame.vars = dict(state)
+            self.recording = recording
+            self.branch_depth += 1  # the recording pass stands for any one iteration
+            try:
+                self.assign_target(stmt.target, join_all(items), stmt)
+                self.exec_body(stmt.body)
+            finally:
+                self.branch_depth -= 1
+            self.frame.vars = after
+        finally:
+            self.recording = recording
+            self._unrolling -= 1
+            if targets:
+                del loop_frame.loop_targets[-len(targets):]
         return False
 
     def _with(self, stmt: cst.With) -> bool:
@@ -672,6 +721,8 @@ class Interpreter:
                 for grand in child.children:
                     if isinstance(grand, cst.BaseExpression):
                         self.eval(grand)
+            elif isinstance(child, cst.FormattedStringExpression):
+                self.eval(child.expression)  # f"{evaluate(model, loader):.3f}" calls evaluate
         return TOP
 
 

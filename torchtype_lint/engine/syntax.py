@@ -94,3 +94,32 @@ def self_attributes_assigned(body: Any, owner: str) -> List[str]:
             if final is not None:
                 stack.append(final.body)
     return found
+
+
+#: Statements that leave a loop body before its end.
+_EARLY_EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
+
+
+def leaves_early(body: Any) -> bool:
+    """Whether a loop body may stop an iteration or the loop before its end (break,
+    continue, return, raise), nested blocks included, nested functions and classes not."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            stack.extend(node.body)
+        elif isinstance(node, cst.SimpleStatementLine):
+            if any(isinstance(small, _EARLY_EXITS) for small in node.body):
+                return True
+        elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)) or (
+                hasattr(cst, "TryStar") and isinstance(node, cst.TryStar)):
+            stack.append(node.body)
+            orelse = getattr(node, "orelse", None)
+            if orelse is not None:
+                stack.append(orelse if isinstance(orelse, cst.If) else orelse.body)
+            for handler in getattr(node, "handlers", ()):
+                stack.append(handler.body)
+            final = getattr(node, "finalbody", None)
+            if final is not None:
+                stack.append(final.body)
+    return False

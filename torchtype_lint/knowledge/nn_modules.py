@@ -90,9 +90,10 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
         return TOP
     origin = Origin(node, f"nn.{name}(...)")
     if name == "Sequential":
-        if args.has_star or args.kw:
+        if args.kw or (args.has_star and not (isinstance(args.star, SequenceValue) and args.star.items is not None)):
             return TOP
-        children = tuple(args.pos)
+        # nn.Sequential(*layers) of a list whose layers are known one by one
+        children = tuple(args.pos) if not args.has_star else args.star.items
         return ModuleValue("torch.nn.Sequential", {}, _children_dtype(children), origin, children)
     if name == "ModuleList":
         modules = args.get(0, "modules")
