@@ -212,6 +212,8 @@ FUNCTIONS = [
     ("", "np.empty((2,), 'uint8')"), ("", "np.full((2, 2), 7, np.int8)"), ("", "np.zeros_like(f32, np.int32)"),
     ("", "np.full_like(i64, 2, np.float16)"), ("", "np.eye(2, 3, 0, np.float32)"), ("", "np.identity(2, np.int8)"),
     ("", "np.zeros(3, dtype=None)"), ("", "np.linspace(0, 1, 5, True, False, np.float32)"),
+    ("", "f32.repeat(3, axis=0)"), ("", "i64[None].repeat(2, axis=0)"), ("", "u8.repeat(2)"),
+    ("", "np.repeat(f16, 2, axis=-1)"), ("", "np.repeat(b, 3)"), ("", "f32.repeat(2, 1)"),
     ("", "np.hanning(16)"), ("", "np.hamming(M=4)"), ("", "np.blackman(1)"), ("", "np.bartlett(0)"),
     ("", "np.kaiser(8, 14.0)"), ("", "np.kaiser(8, beta=5)"), ("", "np.hanning(16) * f32[0, 0]"),
     ("", "np.linspace(0, 1, 5, retstep=True)", LOOSE),

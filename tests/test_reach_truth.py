@@ -240,6 +240,70 @@ PROGRAMS = {
         p_ema = next(iter(ema.parameters()))
         p_model = [p for p in model.parameters()][-1]
     """, ["y", "z", "p_ema", "p_model"]),
+    "generator functions: what they yield": ("""
+        def batches(X, y, batch_size=2):
+            order = torch.randperm(len(X))
+            for start in range(0, len(X), batch_size):
+                idx = order[start:start + batch_size]
+                yield X[idx], y[idx]
+
+        def arrays():
+            yield from [np.zeros(2), np.ones(2)]
+
+        X, y = torch.randn(6, 3), torch.zeros(6, dtype=torch.long)
+        for step, (xb, yb) in enumerate(batches(X, y)):
+            bx, by = xb, yb
+        first = next(iter(arrays()))
+        listed = list(arrays())[0]
+    """, ["bx", "by", "first", "listed"]),
+    "an MLP built layer by layer in a loop over known widths": ("""
+        class MLP(nn.Module):
+            def __init__(self, n_in, n_out, hidden=(32, 16)):
+                super().__init__()
+                layers, width = [], n_in
+                for h in hidden:
+                    layers += [nn.Linear(width, h), nn.ReLU()]
+                    width = h
+                layers.append(nn.Linear(width, n_out))
+                self.layers = nn.Sequential(*layers)
+
+            def forward(self, x):
+                return self.layers(x)
+
+        logits = MLP(5, 4)(torch.randn(8, 5))
+        blocks = []
+        for i in range(3):
+            blocks.append(nn.Linear(4, 4))
+        h = torch.randn(2, 4, dtype=torch.float64)
+        for block in nn.ModuleList(blocks).double():
+            h = block(h)
+        out = h
+        total = 0
+        for i in range(4):
+            total = total + i
+        steps = torch.zeros(total)
+    """, ["logits", "out", "steps"]),
+    "autocast: what leaves the region": ("""
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 4, 3, padding=1)
+                self.pool = nn.AdaptiveAvgPool2d(1)
+
+            def forward(self, x):
+                x = torch.relu(self.conv(x))
+                return self.pool(x).flatten(1)
+
+        def features(model, images, use_amp=True):
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_amp):
+                feats = model(images)
+                layout = feats.view(2, 4).transpose(0, 1).contiguous() * 2
+            return feats, layout
+
+        images = torch.randn(2, 3, 8, 8)
+        feats, layout = features(Backbone(), images)
+        off, _ = features(Backbone(), images, use_amp=False)
+    """, ["feats", "layout"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

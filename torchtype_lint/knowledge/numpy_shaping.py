@@ -66,6 +66,22 @@ def flattened(array: ArrayValue) -> ArrayValue:
     return _rearranged(array, None if array.shape is None else (S.numel_known(array.shape),))
 
 
+def repeated(array: ArrayValue, repeats: Value, axis: Value) -> ArrayValue:
+    """``np.repeat(a, n, axis)``: the same dtype; axis ``axis`` n times as long (an int n), or
+    the flattened array n times as long without an axis."""
+    n = int_const(repeats)
+    if isinstance(axis, NoneValue):
+        total = S.numel_known(array.shape) if array.shape is not None else None
+        return _rearranged(array, (total * n if total is not None and n is not None and n >= 0 else None,))
+    k = int_const(axis)
+    if array.shape is None or k is None or not -len(array.shape) <= k < len(array.shape):
+        return _rearranged(array, None)
+    k %= len(array.shape)
+    dim = array.shape[k]
+    grown = dim * n if isinstance(dim, int) and n is not None and n >= 0 else None
+    return _rearranged(array, tuple(array.shape[:k]) + (grown,) + tuple(array.shape[k + 1:]))
+
+
 def method(recv: ArrayValue, name: str, args: CallArgs) -> Value:
     """``a.reshape(...)``, ``a.transpose(...)``, ``a.squeeze()``, ``a.swapaxes(i, j)``,
     ``a.flatten()`` / ``a.ravel()``; TOP for other names."""
@@ -86,6 +102,11 @@ def method(recv: ArrayValue, name: str, args: CallArgs) -> Value:
         return _rearranged(recv, S.dim_op_shape("swapaxes", recv.shape, _ints(args.pos), False))
     if name in ("flatten", "ravel") and args.kw.keys() <= {"order"} and len(args.pos) <= 1:
         return flattened(recv)
+    if name == "repeat":
+        bound = bind(args, ("repeats", "axis"))
+        if bound is None or "repeats" not in bound:
+            return TOP
+        return repeated(recv, bound["repeats"], bound.get("axis", NoneValue()))
     return TOP
 
 
@@ -103,6 +124,8 @@ REARRANGEMENTS: Dict[str, Tuple[Tuple[str, ...], Callable[[ArrayValue, Dict[str,
     "swapaxes": (("a", "axis1", "axis2"), lambda a, b: _rearranged(a, S.dim_op_shape(
         "swapaxes", a.shape, _ints([b.get("axis1", TOP), b.get("axis2", TOP)]), False))),
     "ravel": (("a", "order"), lambda a, b: flattened(a)),
+    "repeat": (("a", "repeats", "axis"), lambda a, b: repeated(a, b["repeats"], b.get("axis", NoneValue()))
+               if "repeats" in b else TOP),
 }
 
 

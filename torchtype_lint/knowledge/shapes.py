@@ -108,6 +108,9 @@ def reshape_shape(src: Shape, target: Shape) -> Shape:
     if target is None:
         return None
     if -1 not in target:
+        have, want = numel_known(src) if src is not None else None, numel_known(target)
+        if have is not None and want is not None and have != want:
+            return None  # the view raises (TTL509): nothing after it has this shape
         return tuple(target)
     if src is None or list(target).count(-1) != 1:
         return tuple(None if d == -1 else d for d in target)

@@ -22,12 +22,16 @@ class CrossEntropyTargetColumn(Rule):
     """
     ## What it does
     Flags `cross_entropy` / `nll_loss` (functional or module) whose input is `(N, C)` and
-    whose class-index target has shape `(N, 1)`.
+    whose class-index target has shape `(N, 1)`, and the K-dimensional case: input
+    `(N, C, d1, ..., dK)` (segmentation) with a target `(N, 1, d1, ..., dK)`.
 
     ## Why is this bad?
-    Class-index targets must be `(N,)`; torch fails with `0D or 1D target tensor
-    expected, multi-target not supported`. The extra dimension usually comes from a
-    dataset that returns `[label]` or from `labels.unsqueeze(1)` / `view(-1, 1)`.
+    Class-index targets have no class dimension: `(N,)`, or `(N, d1, ..., dK)`; torch fails
+    with `0D or 1D target tensor expected, multi-target not supported`, `Expected target
+    size [N, d1], got [N, 1, d1]` or `only batches of spatial targets supported (3D
+    tensors) but got targets of dimension: 4`. The extra dimension usually comes from a
+    dataset that returns `[label]`, from `labels.unsqueeze(1)` / `view(-1, 1)`, or from a
+    mask kept with a channel axis like the images.
 
     ## Example
     ```python
@@ -49,7 +53,8 @@ class CrossEntropyTargetColumn(Rule):
     summary = "cross_entropy/nll_loss class-index target of shape (N, 1) instead of (N,)"
     listens = (cst.Call,)
     ops = LOSS_OPS
-    runtime = RuntimeClaim("RuntimeError", r"0D or 1D target tensor expected, multi-target not supported")
+    runtime = RuntimeClaim("RuntimeError", r"0D or 1D target tensor expected, multi-target not supported|"
+                                           r"Expected target size|only batches of spatial targets supported")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
         found = _loss_call(node, ctx)
@@ -57,7 +62,9 @@ class CrossEntropyTargetColumn(Rule):
             return
         name, how, x, y, x_node, y_node = found
         a, b = _shape(x), _shape(y)
-        if a is None or b is None or len(a) != 2 or len(b) != 2 or b[1] != 1:
+        # (N, C) logits with an (N, 1) target, or (N, C, d1, ...) with (N, 1, d1, ...): the
+        # class dim kept in the target (a mask with a channel axis)
+        if a is None or b is None or len(a) < 2 or len(b) != len(a) or b[1] != 1:
             return
         if not _known(a[1]) or a[1] == 1:
             return  # (N, 1) logits with an (N, 1) target: torch reads it as probabilities (TTL207)
@@ -65,6 +72,8 @@ class CrossEntropyTargetColumn(Rule):
             return
         origin = shape_origin(y, ctx)
         target = expr_text(y_node) if y_node is not None else "target"
-        self.report(node, f"`{how}` needs class indices of shape (N,), but target {_subject(y_node)} "
+        wanted = "(N,)" if len(a) == 2 else describe_shape(("N",) + tuple(
+            d if _known(d) else "?" for d in a[2:]))
+        self.report(node, f"`{how}` needs class indices of shape {wanted}, but target {_subject(y_node)} "
                           f"{_with_origin('has shape ' + describe_shape(b), origin)}; "
                           f"use `{target}.squeeze(1)`", origin=origin)
