@@ -458,6 +458,10 @@ QUOTED = [
     ("a = torch.zeros(3, dtype=torch.float64).lerp_(torch.ones(3), 0.1)", "TTL401"),
     ("a = torch.lerp(torch.ones(3), torch.zeros(3, dtype=torch.float16), 0.5)", "TTL401"),
     ("a = torch.ones(3).lerp(torch.ones(3), torch.full((3,), 0.5, dtype=torch.float64))", "TTL401"),
+    ("a = torch.linalg.solve(torch.randn(3, 3), torch.randn(3, dtype=torch.float64))", "TTL401"),
+    ("a = torch.cholesky_solve(torch.randn(3, 1), torch.randn(3, 3, dtype=torch.float64))", "TTL401"),
+    ("a = F.layer_norm(torch.randn(2, 4, dtype=torch.float64), (4,), torch.ones(4), torch.zeros(4))", "TTL401"),
+    ("a = F.group_norm(torch.randn(2, 4, 3, dtype=torch.float64), 2, torch.ones(4))", "TTL401"),
     ("a = nn.GRU(3, 4)(torch.ones(2, 1, 3, dtype=torch.long))", "TTL203"),
     ("x = torch.tensor([1, 2])\nx *= 0.5", "TTL204"),
     ("x = torch.tensor([1, 2])\nx.sqrt_()", "TTL204"),
@@ -651,5 +655,16 @@ def test_bce_rejects_integer_targets_whatever_the_input_dtype(loss, target_dtype
 def test_lerp_with_a_zero_dim_weight_of_another_precision_is_fine():
     # a 0-dim weight promotes like a number: torch runs it (checked below), so no finding
     snippet = "a = torch.ones(3).lerp(torch.zeros(3), torch.tensor(0.5, dtype=torch.float64))"
+    assert codes(snippet) == []
+    assert _raised([snippet])[snippet] is None
+
+
+@pytest.mark.parametrize("snippet", [
+    # CPU norms accept low-precision input with float32 affine parameters
+    "a = F.layer_norm(torch.randn(2, 4).bfloat16(), (4,), torch.ones(4), torch.zeros(4))",
+    "a = F.group_norm(torch.randn(2, 4, 3).half(), 2, torch.ones(4))",
+    "a = torch.linalg.solve(torch.randn(3, 3), torch.randn(3))",
+])
+def test_same_dtype_ops_that_run_are_not_flagged(snippet):
     assert codes(snippet) == []
     assert _raised([snippet])[snippet] is None

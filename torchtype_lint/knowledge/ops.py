@@ -59,13 +59,24 @@ SIGNATURES: Mapping[str, Tuple[str, ...]] = {
     "torch.add": ("input", "other"), "torch.sub": ("input", "other"), "torch.mul": ("input", "other"),
     "torch.div": ("input", "other"), "torch.pow": ("input", "exponent"),
     "torch.lerp": ("input", "end", "weight"),
+    "torch.linalg.solve": ("A", "B"), "torch.cholesky_solve": ("B", "L", "upper"),
+    _F + "layer_norm": ("input", "normalized_shape", "weight", "bias", "eps"),
+    _F + "group_norm": ("input", "num_groups", "weight", "bias", "eps"),
 }
 
 #: Elementwise ops that do not promote: each listed operand must have the input's dtype
 #: (``ema.lerp_(p, 0.01)`` of float64 and float32 raises "expected dtype double for `end`").
 SAME_DTYPE_OPERANDS: Mapping[str, Tuple[str, ...]] = {
     "torch.lerp": ("end", "weight"),
+    "torch.linalg.solve": ("B",),
+    "torch.cholesky_solve": ("L",),
+    # the affine parameters of the functional norms (float16/bfloat16 input with float32
+    # parameters is accepted on CPU, as the norm layers accept it)
+    _F + "layer_norm": ("weight", "bias"),
+    _F + "group_norm": ("weight", "bias"),
 }
+#: The operand the others are compared with, where it is not ``input``.
+SAME_DTYPE_FIRST: Mapping[str, str] = {"torch.linalg.solve": "A", "torch.cholesky_solve": "B"}
 
 #: The matrix products, with the parameters of their two matrix operands: none of them
 #: promotes dtypes (``torch.einsum``'s operands are its 2nd and 3rd positional arguments).

@@ -9,7 +9,7 @@ from ...findings import Fix
 from ...values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype.matmul_mismatch import matmul_operands
-from ..dtype_names import one, origin_note, show
+from ..dtype_names import one, origin_note, scalar_type_name, show
 from ..dtype_predicates import dtypes_of, is_float, mismatch_kind, pairs
 from ..dtype_rule import DtypeRule
 from ..layers import MATMUL_LAYERS, NORM_LAYERS, module_dtype_changed
@@ -18,7 +18,7 @@ from ..dtype.layer_inputs import layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..torch_messages import TorchMessage
 from ..context import RuleContext
-from ...knowledge.ops import SAME_DTYPE_OPERANDS
+from ...knowledge.ops import SAME_DTYPE_FIRST, SAME_DTYPE_OPERANDS
 
 
 #: How torch's C++ side names float dtypes in "expected dtype double for `end`".
@@ -44,8 +44,10 @@ class PrecisionMismatch(DtypeRule):
     `bmm`, `einsum`, `F.linear`, ...) of float16/bfloat16/float64 with float32, and layers
     with float parameters (`nn.Linear`, convolutions, attention, transformer layers, RNN
     cells) called on input of another float dtype -- including a float32 input after
-    `model.double()` or `model.half()` -- and elementwise ops that do not promote
-    (`lerp`/`lerp_`, e.g. an EMA model made `.double()` updated toward float32 weights). Norm layers are flagged only for combinations torch
+    `model.double()` or `model.half()` -- and other ops that do not promote: `lerp`/`lerp_`
+    (an EMA model made `.double()` updated toward float32 weights), `torch.linalg.solve`,
+    `torch.cholesky_solve`, and `F.layer_norm` / `F.group_norm` with affine parameters of
+    another precision. Norm layers are flagged only for combinations torch
     rejects (float16/bfloat16 input into float32 norms is accepted).
 
     ## Why is this bad?
@@ -79,7 +81,8 @@ class PrecisionMismatch(DtypeRule):
     severity = "error"
     listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype|expected dtype \S+ for `",
+    runtime = RuntimeClaim("RuntimeError", MATMUL_PATTERN + r"|should be the same|mixed dtype|expected dtype \S+ for `"
+                                           r"|to have the same dtype",
                            pattern_devices=("cpu",))
     #: TTL402 reports the operands that come out of an autocast region; TTL401 the others.
     autocast_escape = False
@@ -102,17 +105,19 @@ class PrecisionMismatch(DtypeRule):
         call = ctx.op_call(node)
         if call is None or call.has_star or call.op not in SAME_DTYPE_OPERANDS:
             return
-        x = call.arg("input")
+        first = SAME_DTYPE_FIRST.get(call.op, "input")
+        x = call.arg(first)
+        norm = call.op.endswith("_norm")
         for param in SAME_DTYPE_OPERANDS[call.op]:
             other, other_node = call.arg(param), call.arg_node(param)
             if other_node is None or not isinstance(other, TensorValue) or mismatch_kind(x, other) != "precision":
                 continue
-            if param == "weight" and other.shape == ():
-                continue  # a 0-dim weight takes part in promotion like a number
+            if param == "weight" and not norm and other.shape == ():
+                continue  # a 0-dim lerp weight takes part in promotion like a number
+            if norm and not all(_norm_rejects(xd, pd) for xd, pd in pairs(x, other)):
+                continue
             x_dtype, o_dtype = one(x), one(other)
-            says = (f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype "
-                    f"{_CPP_DTYPE_NAMES[o_dtype]}") if x_dtype in _CPP_DTYPE_NAMES and o_dtype in _CPP_DTYPE_NAMES \
-                else f"expected dtype"
+            says = _same_dtype_message(call.op, first, param, x_dtype, o_dtype)
             fix = None
             if castable(x_dtype):
                 fix = Fix(other_node, cast_expr(other_node, x_dtype), f"Convert `{param}` to {x_dtype}", safe=False)
@@ -120,7 +125,7 @@ class PrecisionMismatch(DtypeRule):
             x_note = origin_note(x) if origin is x.origin else ""
             other_note = origin_note(other) if origin is not x.origin else ""
             self.flag(ctx, node,
-                      f"`{call.label}` does not promote: its input is {show(x)}{x_note} but `{param}` "
+                      f"`{call.label}` does not promote: its `{first}` is {show(x)}{x_note} but `{param}` "
                       f"(`{code(other_node, 30)}`) is {show(other)}{other_note}: torch raises "
                       f"RuntimeError (\"{says}\"); convert it: "
                       f"`{cast_text(code(other_node, 30), x_dtype) if x_dtype else code(other_node, 30)}`",
@@ -177,6 +182,22 @@ class PrecisionMismatch(DtypeRule):
             message += ("; it was computed inside a torch.autocast region and keeps autocast's dtype "
                         "after the region ends: convert it with `.float()` or move this op into the region")
         super().flag(ctx, node, message, origin, fix)
+
+
+def _same_dtype_message(op: str, first: str, param: str, x_dtype: Any, o_dtype: Any) -> str:
+    """What torch says when ``param`` of ``op`` does not have ``first``'s dtype (CPU wording;
+    cut before the dtype names when they are not single)."""
+    if op.endswith("_norm"):
+        return "mixed dtype (CPU): all inputs must share same datatype."
+    if x_dtype is None or o_dtype is None:
+        return "to have the same dtype" if op != "torch.lerp" else "expected dtype"
+    if op == "torch.lerp":
+        return f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype {_CPP_DTYPE_NAMES[o_dtype]}"
+    x_name, o_name = scalar_type_name(x_dtype), scalar_type_name(o_dtype)
+    if op == "torch.linalg.solve":
+        return f"Expected A and B to have the same dtype, but found A of type {x_name} and B of type {o_name}"
+    # cholesky_solve(B, L): torch says b and A
+    return f"Expected b and A to have the same dtype, but found b of type {x_name} and A of type {o_name}"
 
 
 def _unusual_origin(a: TensorValue, b: TensorValue) -> Any:
