@@ -3,8 +3,10 @@
 Each file has at most one entry per settings: the entry's name is a hash of the displayed path,
 the tool's version, a fingerprint of the installed tool's own files (so editing a rule
 invalidates old entries even when the version string did not change) and the analysis settings
-(selection, noqa, budget...); the entry holds the SHA-256 of the file's bytes and the findings as
-JSON, and answers only for those bytes. Editing a file overwrites its entry instead of adding
+(selection, noqa, budget...); the entry holds the SHA-256 of the file's bytes, the findings as
+JSON and the project modules the analysis read (``dependencies``: each one's SHA-256, or null for
+a file it looked for and did not find), and answers only for those bytes while every dependency
+is unchanged: editing ``data.py`` re-analyses the ``train.py`` that imports it. Editing a file overwrites its entry instead of adding
 one, so the cache does not grow with edits.
 
 Entries of other settings or tool versions are pruned by age: at most once a day
@@ -33,10 +35,11 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__
 from .findings import Finding, Fix, Location, ProvenanceStep
+from .project.sources import dependency_hash
 
 DEFAULT_CACHE_DIR = ".torchtype_lint_cache"
 #: Bumped whenever the entry format changes (2: one entry per path, holding the content hash).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Codes whose findings depend on the run, not on the file (time budget, unreadable file).
 UNCACHEABLE_CODES = frozenset({"TTL000"})
 #: Seconds between two prunings of one cache directory.
@@ -105,6 +108,8 @@ class Cache:
         self._prepared = False
         self.hits = 0
         self.misses = 0
+        #: Dependency path -> its hash now, computed once per run (many files import one module).
+        self._current: Dict[str, Optional[str]] = {}
 
     def key(self, data: bytes, path: str) -> CacheKey:
         slot = hashlib.sha256(self._salt)
@@ -126,7 +131,7 @@ class Cache:
             entry = _DECODER.decode(raw.decode("utf-8"))
         except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             entry = None
-        if not valid_entry(entry, key.content):
+        if not valid_entry(entry, key.content) or not self._dependencies_unchanged(entry):
             self.misses += 1
             return None
         if age > TOUCH_AFTER:
@@ -137,13 +142,23 @@ class Cache:
         self.hits += 1
         return [finding_from_dict(d, path) for d in entry["findings"]]
 
-    def put(self, key: CacheKey, findings: List[Finding]) -> bool:
+    def _dependencies_unchanged(self, entry: Dict[str, Any]) -> bool:
+        for path, recorded in entry.get("dependencies", {}).items():
+            if path not in self._current:
+                self._current[path] = dependency_hash(path)
+            if self._current[path] != recorded:
+                return False
+        return True
+
+    def put(self, key: CacheKey, findings: List[Finding],
+            dependencies: Optional[Dict[str, Optional[str]]] = None) -> bool:
         """Store the findings unless one of them depends on the run; never raises."""
         if any(f.code in UNCACHEABLE_CODES for f in findings):
             return False
-        return self.put_dicts(key, [finding_to_dict(f) for f in findings])
+        return self.put_dicts(key, [finding_to_dict(f) for f in findings], dependencies)
 
-    def put_dicts(self, key: CacheKey, findings: List[Dict[str, Any]]) -> bool:
+    def put_dicts(self, key: CacheKey, findings: List[Dict[str, Any]],
+                  dependencies: Optional[Dict[str, Optional[str]]] = None) -> bool:
         if any(d["code"] in UNCACHEABLE_CODES for d in findings):
             return False
         target = self._entry_path(key)
@@ -155,7 +170,10 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump({"content": key.content, "findings": findings}, handle, separators=(",", ":"))
+                    entry: Dict[str, Any] = {"content": key.content, "findings": findings}
+                    if dependencies:
+                        entry["dependencies"] = dependencies
+                    json.dump(entry, handle, separators=(",", ":"))
                 os.replace(tmp, target)  # atomic: readers see the old entry or the new, never half
             except BaseException:
                 try:
@@ -305,8 +323,15 @@ def _valid_location(value: Any) -> bool:
 
 
 def _valid_step(value: Any) -> bool:
-    return (type(value) is list and len(value) == 4 and _count(value[0], 0) and _count(value[1], 0)
-            and _text(value[2]) and _text(value[3]))
+    # A fifth item: the file of a step in an imported module (relative to the finding's file).
+    return (type(value) is list and len(value) in (4, 5) and _count(value[0], 0) and _count(value[1], 0)
+            and _text(value[2]) and _text(value[3]) and (len(value) == 4 or _text(value[4])))
+
+
+def _valid_dependencies(value: Any) -> bool:
+    return type(value) is dict and all(
+        _text(path) and (digest is None or (_text(digest) and len(digest) == 64))
+        for path, digest in value.items())
 
 
 def _valid_fix(value: Any) -> bool:
@@ -340,8 +365,9 @@ def _valid_finding(d: Any) -> bool:
 
 def valid_entry(entry: Any, content: str) -> bool:
     """Whether ``entry`` (parsed JSON) is a well-formed entry for the file content ``content``."""
-    return (type(entry) is dict and set(entry) == {"content", "findings"}
+    return (type(entry) is dict and set(entry) - {"dependencies"} == {"content", "findings"}
             and entry["content"] == content
+            and _valid_dependencies(entry.get("dependencies", {}))
             and type(entry["findings"]) is list
             and all(_valid_finding(d) and d["code"] not in UNCACHEABLE_CODES for d in entry["findings"]))
 
@@ -361,7 +387,8 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "message": f.message,
         "severity": f.severity,
         "location": _location_to_list(f.location),
-        "provenance": [[s.line, s.column, s.snippet, s.note] for s in f.provenance],
+        "provenance": [[s.line, s.column, s.snippet, s.note] + ([s.path] if s.path else [])
+                       for s in f.provenance],
     }
     if f.fix is not None:
         out["fix"] = {"description": f.fix.description, "safe": f.fix.safe,

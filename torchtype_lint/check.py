@@ -6,11 +6,9 @@ provenance for the reported nodes only -> noqa -> selection.
 from __future__ import annotations
 
 import ast
-import codecs
-import io
 import time
-import tokenize
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+import os
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .findings import Finding, Location, ProvenanceStep
 from .noqa import is_suppressed, noqa_map
+from .project.imports import ProjectImports, project_imports
 from .root_causes import one_report_per_root_cause
 from .rules.base import Report, Rule, all_rules
 from .rules.context import RuleContext
@@ -29,36 +28,7 @@ PREFILTER_MARKERS = ("torch", "numpy", "jaxtyping", "torchtyping")
 
 # Defined apart so that configuration and warm-cache runs need not import libcst.
 from .settings import FileResult, Settings  # noqa: E402 - re-exported for every front end
-
-
-class DecodeError(Exception):
-    def __init__(self, message: str, line: int = 1, column: int = 0):
-        super().__init__(message)
-        #: Where decoding failed (1-based line, 0-based column), for the TTL001 location.
-        self.line, self.column = line, column
-
-
-def decode_source(data: bytes) -> str:
-    """Decode like Python does: BOM, then a PEP 263 coding cookie, else UTF-8."""
-    if b"\x00" in data:
-        raise DecodeError("file contains null bytes (binary file?)")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        raise DecodeError(str(exc)) from None
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        start = getattr(exc, "start", 0)
-        line = data.count(b"\n", 0, start) + 1
-        line_start = data.rfind(b"\n", 0, start) + 1
-        column = len(data[line_start:start].decode(encoding if isinstance(exc, UnicodeDecodeError) else "latin-1",
-                                                   errors="replace"))
-        raise DecodeError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}"
-                          " (declare the encoding with a `# -*- coding: ... -*-` line)", line, column) from None
-    if text.startswith(codecs.BOM_UTF8.decode("utf-8")):
-        text = text[1:]
-    return text
+from .decoding import DecodeError, decode_source  # noqa: E402,F401 - re-exported (fix, stdin, harness)
 
 
 def check_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None) -> FileResult:
@@ -88,10 +58,13 @@ def check_bytes(data: bytes, path: str, settings: Optional[Settings] = None) -> 
 
 
 def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings] = None,
-                 keep_analysis: bool = False, tree: Optional[ast.AST] = None) -> FileResult:
+                 keep_analysis: bool = False, tree: Optional[ast.AST] = None,
+                 overlay: Optional[Mapping[str, str]] = None) -> FileResult:
     """Analyse one file's text. Never raises: failures become TTL000/TTL001 findings.
 
-    ``tree``: CPython's ast of ``source`` when the caller has it (it spares the screen a parse)."""
+    ``tree``: CPython's ast of ``source`` when the caller has it (it spares the screen a parse).
+    The project modules the file imports are read from disk, or from ``overlay`` (absolute
+    path -> text: an editor's unsaved documents); the result's ``dependencies`` names them."""
     settings = settings or Settings()
     if not any(marker in source for marker in PREFILTER_MARKERS):
         return FileResult(path, [], source)
@@ -101,8 +74,9 @@ def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings
     if isinstance(module_or_finding, Finding):
         return FileResult(path, _select([module_or_finding], settings), source)
     module = module_or_finding
+    project = project_imports(path, getattr(settings, "source_roots", ()), overlay)
     try:
-        findings, interpreter = _analyse(module, source, path, settings, deadline)
+        findings, interpreter = _analyse(module, source, path, settings, deadline, project)
     except AnalysisBudgetExceeded:
         findings, interpreter = [_tool_finding(
             "TTL000", path, f"analysis stopped after its time budget of {settings.time_budget:g}s "
@@ -115,7 +89,8 @@ def check_source(source: str, path: str = "<stdin>", settings: Optional[Settings
             "TTL000", path, f"internal error while analysing this file: {type(exc).__name__}: "
                             f"{_one_line(str(exc))}")], None
     result = FileResult(path, _select(findings, settings), source, module if keep_analysis else None,
-                        interpreter if keep_analysis else None)
+                        interpreter if keep_analysis else None,
+                        dict(project.dependencies) if project is not None else {})
     return result
 
 
@@ -176,7 +151,8 @@ def enabled_rules(selection: Selection) -> List[type]:
 
 
 def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: float,
-              sink: Callable[[Report, RuleContext], None]) -> Tuple[Interpreter, RuleContext]:
+              sink: Callable[[Report, RuleContext], None],
+              project: Optional[ProjectImports] = None) -> Tuple[Interpreter, RuleContext]:
     """Interpret ``module`` with the rules listening; every report goes to ``sink``.
 
     The one place rules meet the engine: each rule sees a ``RuleContext`` wrapping the
@@ -204,7 +180,7 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
                 listeners.setdefault(node_type, []).append(rule.visit)  # called with the ctx
     for node_type in op_node_types:
         listeners.setdefault(node_type, []).append(dispatch_by_op)
-    interpreter = Interpreter(module, listeners, time_budget)
+    interpreter = Interpreter(module, listeners, time_budget, project)
     ctx = RuleContext(interpreter)  # the reports' sink reads it: bound before the run
     interpreter.listener_context = ctx
     interpreter.run()
@@ -212,7 +188,7 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
 
 
 def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
-             deadline: float) -> Tuple[List[Finding], Interpreter]:
+             deadline: float, project: Optional[ProjectImports] = None) -> Tuple[List[Finding], Interpreter]:
     made: Dict[Tuple[str, Any], Report] = {}
 
     def sink(report: Report, _ctx: RuleContext) -> None:
@@ -220,7 +196,7 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
         made.setdefault((report.code, report.node), report)
 
     interpreter, ctx = run_rules(module, enabled_rules(settings.selection),
-                                 deadline - time.monotonic(), sink)
+                                 deadline - time.monotonic(), sink, project)
     reports = one_report_per_root_cause(list(made.values()), ctx.settled_causes)
     if not reports:
         return [], interpreter
@@ -228,8 +204,11 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
     lines = source.splitlines()
     noqa = noqa_map(lines) if settings.respect_noqa else {}
     findings = []
+    elsewhere = _ProjectPositions(interpreter, path)
     for report in reports:
-        finding = _to_finding(report, path, module, positions)
+        if report.node not in positions and interpreter.loaded:
+            continue  # reported on a node of an imported module: its own analysis reports it
+        finding = _to_finding(report, path, module, positions, elsewhere)
         if is_suppressed(finding.code, finding.line, noqa):
             continue
         findings.append(finding)
@@ -237,12 +216,44 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
     return findings, interpreter
 
 
-def _to_finding(report: Report, path: str, module: cst.Module, positions: Any) -> Finding:
+class _ProjectPositions:
+    """Where a node of an imported project module is: its file (relative to the finding's
+    file's directory) and position; positions of a module are resolved on first need."""
+
+    def __init__(self, interpreter: Interpreter, path: str):
+        self.homes = [h for h in interpreter.loaded.values() if h is not None]
+        self.main_path = interpreter.main_home.path
+        self.resolved: Dict[str, Any] = {}
+
+    def step(self, node: Any, note: str) -> Optional[ProvenanceStep]:
+        for home in self.homes:
+            if home.path not in self.resolved:
+                try:
+                    self.resolved[home.path] = MetadataWrapper(
+                        home.module, unsafe_skip_copy=True).resolve(PositionProvider)
+                except Exception:  # noqa: BLE001 - a step without a position is left out
+                    self.resolved[home.path] = {}
+            positions = self.resolved[home.path]
+            if node in positions:
+                pos = positions[node].start
+                where = os.path.relpath(home.path, os.path.dirname(self.main_path or home.path))
+                return ProvenanceStep(pos.line, pos.column, _snippet(home.module, node), note,
+                                      where.replace(os.sep, "/"))
+        return None
+
+
+def _to_finding(report: Report, path: str, module: cst.Module, positions: Any,
+                elsewhere: Optional[_ProjectPositions] = None) -> Finding:
     loc = _location(positions, report.node)
     steps: List[ProvenanceStep] = []
     if report.origin is not None:
         for link in report.origin.chain():
-            if link.node is None or link.node not in positions:
+            if link.node is None:
+                continue
+            if link.node not in positions:
+                step = elsewhere.step(link.node, link.note) if elsewhere is not None else None
+                if step is not None:
+                    steps.append(step)  # made in an imported module of the project
                 continue
             pos = positions[link.node].start
             steps.append(ProvenanceStep(pos.line, pos.column, _snippet(module, link.node), link.note))
@@ -264,7 +275,7 @@ def _to_finding(report: Report, path: str, module: cst.Module, positions: Any) -
 def _render_origin(steps: Sequence[ProvenanceStep]) -> str:
     # Root cause last in the chain; show it, and the step that carried it here if different.
     root = steps[-1]
-    text = f"since line {root.line}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
+    text = f"since {root.where}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
     return text
 
 

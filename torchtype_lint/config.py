@@ -12,6 +12,7 @@ Example::
     extend-select = ["TTL9"]
     ignore = ["TTL4"]
     exclude = ["generated", "legacy/*.py"]
+    src = ["src", "scripts"]   # where `import pkg` of the project's own modules is looked up
 
     [tool.torchtype-lint.per-file-ignores]
     "tests/*" = ["TTL101"]
@@ -39,7 +40,7 @@ def _tomllib() -> Any:
 
 SECTION = "torchtype-lint"
 KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
-              "respect-gitignore")
+              "respect-gitignore", "src")
 
 
 class ConfigError(ValueError):
@@ -58,6 +59,9 @@ class Config:
     exclude: List[str] = field(default_factory=list)
     #: Skip what the .gitignore files of the git work tree ignore when walking directories.
     respect_gitignore: bool = True
+    #: Directories (absolute) the project's own absolute imports are looked up in, like ruff's
+    #: ``src``; empty: the project root and its ``src/`` (project/roots.py).
+    src: List[str] = field(default_factory=list)
 
     def excludes(self, path: str) -> bool:
         return bool(self.exclude) and path_matches(self._relative(path), self.exclude)
@@ -165,6 +169,7 @@ def config_from_table(table: Dict[str, Any], root: str, path: Optional[str] = No
     if not isinstance(respect, bool):
         raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {respect!r}")
     config.respect_gitignore = respect
+    config.src = [os.path.normpath(os.path.join(root, d)) for d in _strings(table.get("src", []), "src", where)]
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes], "
@@ -275,7 +280,7 @@ class RunPlan:
         extend = (config.extend_select if config else []) + self.extend_select
         ignore = (config.ignore if config else []) + self.ignore
         return Settings(selection=Selection(select=list(select), extend_select=extend, ignore=ignore),
-                        time_budget=self.time_budget)
+                        time_budget=self.time_budget, source_roots=tuple(config.src) if config else ())
 
     def is_excluded(self, path: str) -> bool:
         config = self.config_for(path)

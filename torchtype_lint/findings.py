@@ -30,10 +30,28 @@ class ProvenanceStep:
     column: int
     snippet: str
     note: str
+    #: The file of this step when it is not the finding's own (an imported project module),
+    #: relative to the finding's file's directory: ``data.py``, ``../common/data.py``.
+    path: Optional[str] = None
+
+    @property
+    def where(self) -> str:
+        """``line 6``, or ``data.py:6`` in another file."""
+        return f"{self.path}:{self.line}" if self.path else f"line {self.line}"
 
     def render(self) -> str:
-        text = f"line {self.line}: `{self.snippet}`"
+        text = f"{self.where}: `{self.snippet}`"
         return f"{text} ({self.note})" if self.note else text
+
+
+def step_path(finding_path: str, step: ProvenanceStep) -> str:
+    """The file of a provenance step, spelled like the finding's path (``src/train.py`` and a step
+    in ``data.py`` -> ``src/data.py``)."""
+    import os.path
+
+    if not step.path:
+        return finding_path
+    return os.path.normpath(os.path.join(os.path.dirname(finding_path), step.path)).replace("\\", "/")
 
 
 @dataclass

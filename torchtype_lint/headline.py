@@ -19,8 +19,10 @@ from .findings import ProvenanceStep
 MAX_HEADLINE = 160
 #: A bracket around the provenance longer than this collapses to ``(since line N)``.
 MAX_GROUP = 48
+#: Where a provenance starts: ``line N``, ``cell C, line N``, or ``data.py:N`` in an imported module.
+_WHERE = r"(?:(?:cell \d+, )?line \d+|[\w./\\-]+\.py:\d+)"
 #: ``since line N: `code```: the provenance as check._render_origin writes it.
-_SINCE = re.compile(r"since ((?:cell \d+, )?line \d+): `[^`]*`")
+_SINCE = re.compile(rf"since ({_WHERE}): `[^`]*`")
 
 
 def headline(message: str, provenance: Sequence[ProvenanceStep] = ()) -> str:
@@ -38,7 +40,7 @@ def _shorten_origin(message: str, provenance: Sequence[ProvenanceStep]) -> str:
     if provenance:
         root = provenance[-1]
         # Notebook steps say which cell (notebook.py rewrites the message the same way).
-        line = f"cell {root.cell}, line {root.line}" if getattr(root, "cell", None) else f"line {root.line}"
+        line = f"cell {root.cell}, line {root.line}" if getattr(root, "cell", None) else root.where
         # The exact text the checker substituted for {origin}: snippet and note go together.
         rendered = f"since {line}: `{root.snippet}`" + (f", {root.note}" if root.note else "")
         message = message.replace(rendered, f"since {line}")
@@ -74,7 +76,7 @@ def _trim_after_since(text: str) -> str:
     """Inside brackets, what follows ``since line N`` is more provenance (``(since line 14;
     converted by `f(x)`, which ...)`` -> ``(since line 14)``), and a long bracket around it
     (a shape computed by earlier layers) collapses to ``(since line N)``."""
-    for match in reversed(list(re.finditer(r"since (?:cell \d+, )?line \d+", text))):
+    for match in reversed(list(re.finditer(rf"since {_WHERE}", text))):
         group = _enclosing_group(text, match.start())
         if group is None:
             continue

@@ -14,7 +14,7 @@ import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import __version__
-from .findings import Finding, Location, rule_url
+from .findings import Finding, Location, rule_url, step_path
 
 TOOL_NAME = "torchtype-lint"
 TOOL_URL = "https://github.com/torchtype-lint/torchtype-lint"
@@ -109,7 +109,8 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "end_location": _point(f.location.end_line, f.location.end_column),
         "noqa_row": f.location.line,
         "fix": fix,
-        "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note}
+        "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note,
+                        **({"filename": step_path(f.path, s)} if s.path else {})}
                        for s in f.provenance],
         "url": rule_url(f.code),
         "confirmations": list(f.confirmations),
@@ -235,7 +236,8 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
             for i, step in enumerate(f.provenance):
                 related.append({
                     "id": i + 1,
-                    "physicalLocation": {"artifactLocation": artifact,
+                    "physicalLocation": {"artifactLocation": _artifact(step_path(f.path, step))
+                                         if step.path else artifact,
                                          "region": {"startLine": step.line, "startColumn": step.column + 1}},
                     "message": {"text": step.render()},
                 })

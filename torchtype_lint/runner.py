@@ -113,7 +113,7 @@ def check_file(path: str, settings: "Settings", cache: Optional[Cache] = None) -
         return _file_result(path, [_read_error(path, exc)], settings)
     result = check_bytes_deep(data, path, settings)
     if cache is not None:
-        cache.put(cache.key(data, path), result.findings)
+        cache.put(cache.key(data, path), result.findings, result.dependencies)
     return result
 
 
@@ -147,30 +147,32 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
 
 
 def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings",
-                        tree: Any = None) -> "FileResult":
+                        tree: Any = None, overlay: Optional[Dict[str, str]] = None) -> "FileResult":
     """``check.check_bytes`` (``check_source`` for a text, with CPython's ``tree`` of it when
     the caller has one) in a killable child process (``bounded.call_bounded``): for the front
     ends that analyse one text at a time (stdin, the flake8 plugin, the language server). The
-    result has the source text but no libcst nodes. Never raises."""
+    result has the source text and the project files read (``overlay``: path -> text of those
+    an editor has open), but no libcst nodes. Never raises."""
     from .check import warm_up
 
     warm_up()
     try:
-        dicts, source = bounded.call_bounded(_check_for_transport, data, path, settings, tree,
-                                             seconds=hard_deadline(settings))
+        dicts, source, dependencies = bounded.call_bounded(_check_for_transport, data, path, settings, tree,
+                                                           overlay, seconds=hard_deadline(settings))
     except bounded.BoundExceeded as exc:
         why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
         return _file_result(path, [_tool_finding("TTL000", path, why)], settings)
-    return FileResult(path, [finding_from_dict(d, path) for d in dicts], source)
+    return FileResult(path, [finding_from_dict(d, path) for d in dicts], source, dependencies=dependencies)
 
 
-def _check_for_transport(data: Union[bytes, str], path: str, settings: "Settings",
-                         tree: Any) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+def _check_for_transport(data: Union[bytes, str], path: str, settings: "Settings", tree: Any,
+                         overlay: Optional[Dict[str, str]] = None
+                         ) -> Tuple[List[Dict[str, Any]], Optional[str], Dict[str, Optional[str]]]:
     from .check import check_bytes, check_source
 
-    result = check_source(data, path, settings, tree=tree) if isinstance(data, str) \
+    result = check_source(data, path, settings, tree=tree, overlay=overlay) if isinstance(data, str) \
         else check_bytes(data, path, settings)
-    return [finding_to_dict(f) for f in result.findings], result.source
+    return [finding_to_dict(f) for f in result.findings], result.source, result.dependencies
 
 
 # ---------------------------------------------------------------------- worker pool

@@ -7,7 +7,7 @@ fully warm cache never imports the parser or the engine (about a third of a seco
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from .findings import Finding
 from .selection import Selection
@@ -25,6 +25,9 @@ class Settings:
     selection: Selection = field(default_factory=Selection)
     time_budget: float = DEFAULT_TIME_BUDGET
     respect_noqa: bool = True
+    #: Absolute directories absolute imports are looked up in (``src = [...]``); empty: the
+    #: project root and its ``src/`` (project/roots.py).
+    source_roots: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -35,3 +38,6 @@ class FileResult:
     module: Optional["cst.Module"] = None
     #: The engine's ``Interpreter`` when asked to keep the analysis (explain, editors).
     interpreter: Optional[Any] = None
+    #: The project files the analysis looked for -> SHA-256 of their bytes (None: absent);
+    #: the result holds only while they are unchanged (cache.py).
+    dependencies: Dict[str, Optional[str]] = field(default_factory=dict)

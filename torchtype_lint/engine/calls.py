@@ -43,6 +43,7 @@ from ..values import (
 from .builtins import aliased, appended, call_builtin, iterate, with_element
 from .copying import deep_copied
 from .functions import call_function, instantiate
+from .modules import ModuleNamespace, namespace_attribute
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
 from .syntax import has_decorator
 
@@ -173,6 +174,8 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
         return TOP
     if isinstance(owner, ModuleValue):
         return module_attribute(owner, attr, node)
+    if isinstance(owner, ModuleNamespace):  # a project module: ``data.make_batch``
+        return namespace_attribute(owner, attr)
     if isinstance(owner, SequenceValue):
         field = return_types_field(owner, attr)  # torch.return_types: (values, indices)
         return field if field is not None else TOP

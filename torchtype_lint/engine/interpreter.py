@@ -58,6 +58,7 @@ from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
+from .modules import Home, import_from, import_module
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
 from .syntax import OPERATOR_SYMBOLS, dotted_name, leaves_early, target_names
 
@@ -79,7 +80,7 @@ DEFAULT_TIME_BUDGET = 20.0
 
 class Interpreter:
     def __init__(self, module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
-                 time_budget: float = DEFAULT_TIME_BUDGET):
+                 time_budget: float = DEFAULT_TIME_BUDGET, project: Any = None):
         self.module = module
         self.listeners: Dict[type, List[Listener]] = listeners or {}
         #: What listeners get as their second argument (the interpreter itself by default;
@@ -121,6 +122,16 @@ class Interpreter:
         self._ticks = 0
         self.globals = Frame({})
         self.frame = self.globals
+        #: The front end's view of the user's project (project/imports.py), None for a lone
+        #: text: it finds and parses the modules this file imports (engine/modules.py).
+        self.project = project
+        #: The analysed file as a module; ``home`` is the module whose code runs now.
+        self.main_home = Home(getattr(project, "path", None), module, self.globals)
+        self.home = self.main_home
+        #: Functions and methods defined in imported project modules -> their module.
+        self.homes: Dict[Any, Home] = {}
+        #: Path -> each project module loaded so far (None: it could not be).
+        self.loaded: Dict[str, Optional[Home]] = {}
         self.annotated_returns: Dict[Any, Value] = {}
         #: The file's module-level aliases and whether it imports torchshapeflow, read once
         #: when an annotation first needs them (engine/annotations.py).
@@ -179,6 +190,12 @@ class Interpreter:
     def _tick(self) -> None:
         self._ticks += 1
         if self._ticks & 255 == 0 and time.monotonic() > self._deadline:
+            raise AnalysisBudgetExceeded()
+
+    def check_deadline(self) -> None:
+        """Raise when the file's budget is spent (before work that ticks do not cover, such as
+        parsing an imported module)."""
+        if time.monotonic() > self._deadline:
             raise AnalysisBudgetExceeded()
 
     def _notify(self, node: Any) -> None:
@@ -313,6 +330,8 @@ class Interpreter:
             dotted = dotted_name(alias.name)
             if dotted is None:
                 continue
+            if self.project is not None and import_module(self, alias):
+                continue  # a module of the user's project, not a library
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self.bind(alias.asname.name.value, SymbolValue(dotted))
             else:
@@ -321,6 +340,8 @@ class Interpreter:
         return False
 
     def _import_from(self, stmt: cst.ImportFrom) -> bool:
+        if self.project is not None and import_from(self, stmt):
+            return False  # names of the user's project modules
         if stmt.relative or stmt.module is None or isinstance(stmt.names, cst.ImportStar):
             return False
         base = dotted_name(stmt.module)
@@ -561,6 +582,8 @@ class Interpreter:
 
     def _function_def(self, stmt: cst.FunctionDef) -> bool:
         fn = FunctionValue(stmt, owner=self.frame.instance)
+        if self.home is not self.main_home:
+            self.homes[stmt] = self.home  # runs in its own module's globals (engine/modules.py)
         for deco in stmt.decorators:
             self.eval(deco.decorator)
         self._evaluate_defaults(stmt)
@@ -602,6 +625,8 @@ class Interpreter:
             for item in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
                 if isinstance(item, cst.FunctionDef):
                     fn = FunctionValue(item, owner=cls)
+                    if self.home is not self.main_home:
+                        self.homes[item] = self.home
                     methods[item.name.value] = fn
                     self._evaluate_defaults(item)
                     if item.returns is not None:

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -136,6 +137,8 @@ class Analysis:
     line_offset: int = 0
     #: Notebook cells: cell number -> (cell URI, its lines), where provenance steps point.
     cells: Dict[int, Tuple[str, List[str]]] = field(default_factory=dict, repr=False)
+    #: The project files this analysis read or looked for (an edit to one re-analyses it).
+    dependencies: FrozenSet[str] = frozenset()
 
     def hover_ready(self) -> bool:
         return self.hover_index is None or self.hover_index.spans is not None
@@ -171,16 +174,20 @@ def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[F
         return Settings(), lambda findings: findings, f"torchtype-lint: configuration error: {exc}"
 
 
-def _run_engine(source: str, path: str) -> Tuple[List[Finding], Optional[str], Optional[Settings]]:
-    """(findings, configuration error, settings for hovers) for one text. The analysis runs in
-    a killable child (``runner.check_bytes_bounded``): no document can hang or kill the
-    server. No hovers (settings None) for a text that was not analysed to the end."""
+def _run_engine(source: str, path: str, overlay: Optional[Dict[str, str]] = None
+                ) -> Tuple[List[Finding], Optional[str], Optional[Settings], FrozenSet[str]]:
+    """(findings, configuration error, settings for hovers, project files read) for one text.
+    The analysis runs in a killable child (``runner.check_bytes_bounded``): no document can hang
+    or kill the server. No hovers (settings None) for a text that was not analysed to the end.
+    ``overlay``: the unsaved texts of the other open documents, which imports read instead of
+    the files on disk."""
     from ..runner import check_bytes_bounded
 
     settings, postprocess, config_error = _settings_for(path)
-    result = check_bytes_bounded(source, path, settings)
+    result = check_bytes_bounded(source, path, settings, overlay=overlay)
     complete = not any(f.code in ("TTL000", "TTL001") for f in result.findings)
-    return postprocess(result.findings), config_error, settings if complete else None
+    return (postprocess(result.findings), config_error, settings if complete else None,
+            frozenset(result.dependencies))
 
 
 def _internal_error(path: str, exc: Exception) -> Finding:
@@ -188,15 +195,16 @@ def _internal_error(path: str, exc: Exception) -> Finding:
     return Finding("TTL000", f"internal error in the language server: {type(exc).__name__}: {text}", "error", path)
 
 
-def analyse(source: str, path: str, version: Optional[int]) -> Analysis:
+def analyse(source: str, path: str, version: Optional[int],
+            overlay: Optional[Dict[str, str]] = None) -> Analysis:
     """Run the engine on one document's text. Never raises: an editor session must survive
     anything, so a failure outside ``check_source`` (which never raises) becomes TTL000."""
     try:
-        findings, config_error, settings = _run_engine(source, path)
+        findings, config_error, settings, dependencies = _run_engine(source, path, overlay)
     except Exception as exc:  # noqa: BLE001
         return Analysis(version, split_lines(source), [_internal_error(path, exc)])
     index = HoverIndex(source, path, settings) if settings is not None else None
-    return Analysis(version, split_lines(source), findings, config_error, index)
+    return Analysis(version, split_lines(source), findings, config_error, index, dependencies=dependencies)
 
 
 def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path: str) -> Dict[str, Analysis]:
@@ -212,7 +220,7 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
         return out
     text = notebook.joined()
     try:
-        findings, config_error, settings = _run_engine(text, path)
+        findings, config_error, settings, _ = _run_engine(text, path)
         findings = to_cell_findings(notebook, findings)
     except Exception as exc:  # noqa: BLE001
         first = notebook.cells[0].number
@@ -351,7 +359,7 @@ def non_overlapping(edits: Sequence[Tuple[Location, str]]) -> List[Tuple[Locatio
 def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handlers belong together
     """The pygls server with every handler registered (imported here: pygls is optional)."""
     from lsprotocol import types as T
-    from pygls.uris import to_fs_path
+    from pygls.uris import from_fs_path, to_fs_path
 
     from .lsp_replies import ReplyingLanguageServer
 
@@ -403,7 +411,10 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         for step in finding.provenance:
             # In a notebook a step may be in another cell.
             step_uri, step_lines = analysis.cells.get(getattr(step, "cell", None), (uri, lines))
-            at = client_position(step_lines, step.line - 1, step.column)
+            if step.path:  # in an imported module of the project
+                step_uri, step_lines = project_file(uri, step.path)
+            at = client_position(step_lines, step.line - 1, step.column) if step_lines \
+                else T.Position(line=step.line - 1, character=step.column)
             related.append(T.DiagnosticRelatedInformation(
                 location=T.Location(uri=step_uri, range=T.Range(start=at, end=at)), message=step.render()))
         return T.Diagnostic(
@@ -419,6 +430,32 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     def path_of(uri: str) -> str:
         return to_fs_path(uri) or uri
 
+    def project_file(uri: str, relative: str) -> Tuple[str, List[str]]:
+        """The URI of a file named relative to the document ``uri``, and its lines when it is
+        open (for UTF-16 columns; a file that is not open gets code-point columns)."""
+        target = os.path.normpath(os.path.join(os.path.dirname(path_of(uri)), relative))
+        step_uri = from_fs_path(target) or uri
+        if step_uri in open_uris:
+            return step_uri, split_lines(server.workspace.get_text_document(step_uri).source)
+        return step_uri, []
+
+    def open_texts(besides: str) -> Dict[str, str]:
+        """Resolved path -> unsaved text of every open document but ``besides``: what imports
+        of the project read instead of the files on disk."""
+        texts = {}
+        for other in open_uris:
+            if other != besides and other not in open_notebooks:
+                path = path_of(other)
+                if os.path.isabs(path):
+                    texts[os.path.realpath(path)] = server.workspace.get_text_document(other).source
+        return texts
+
+    def dependents(uri: str) -> List[str]:
+        """Open documents whose last analysis read (or looked for) the file of ``uri``."""
+        path = os.path.realpath(path_of(uri))
+        return sorted(other for other in open_uris if other != uri and other in analyses
+                      and path in analyses[other].dependencies)
+
     def publish(uri: str, analysis: Optional[Analysis]) -> None:
         diagnostics = [] if analysis is None else [diagnostic(uri, analysis, f) for f in analysis.findings]
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
@@ -429,7 +466,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             reported_config_errors.add(analysis.config_error)
             server.window_show_message(T.ShowMessageParams(type=T.MessageType.Error, message=analysis.config_error))
 
-    async def lint_after(uri: str, delay: float) -> None:
+    async def lint_after(uri: str, delay: float, text_changed: bool = True) -> None:
         if delay:
             await asyncio.sleep(delay)
         if uri in open_notebooks:
@@ -437,12 +474,19 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             return
         doc = server.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
-        analysis = await asyncio.get_running_loop().run_in_executor(executor, analyse, source, path_of(uri), version)
+        analysis = await asyncio.get_running_loop().run_in_executor(
+            executor, analyse, source, path_of(uri), version, open_texts(uri))
         if uri not in open_uris or server.workspace.get_text_document(uri).version != version:
             return  # closed or edited meanwhile: the newer edit has its own run scheduled
         analyses[uri] = analysis
         report_config_error(analysis)
         publish(uri, analysis)
+        if text_changed:
+            # Open documents importing this one see its new text (only on an edit of its own:
+            # re-analysing a dependent never re-analyses its dependencies, so cycles end).
+            for other in dependents(uri):
+                if other not in pending:
+                    schedule(other, 0, text_changed=False)
 
     def notebook_version(uri: str) -> Optional[int]:
         notebook = server.workspace.get_notebook_document(notebook_uri=uri)
@@ -473,11 +517,11 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             publish(cell_uri, analysis)
         notebook_cells[uri] = list(results)
 
-    def schedule(uri: str, delay: float) -> None:
+    def schedule(uri: str, delay: float, text_changed: bool = True) -> None:
         previous = pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
-        task = asyncio.ensure_future(lint_after(uri, delay))
+        task = asyncio.ensure_future(lint_after(uri, delay, text_changed))
         pending[uri] = task
         task.add_done_callback(lambda done: pending.pop(uri, None) if pending.get(uri) is done else None)
 
@@ -507,6 +551,8 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         cancel_pending(uri)
         analyses.pop(uri, None)
         publish(uri, None)
+        for other in dependents(uri):
+            schedule(other, 0, text_changed=False)  # they read the file on disk again
 
     @server.feature(T.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(params: T.DidOpenNotebookDocumentParams) -> None:

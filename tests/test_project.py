@@ -1,0 +1,238 @@
+"""Project-wide analysis (issue 15): a value made in one module of the user's project is known
+where another module uses it.
+
+The fixture projects under ``fixtures/projects/<name>/{bug,fixed}`` (absolute imports, relative
+imports, a package's ``__init__`` re-export and ``import pkg.mod as m``, a src layout, an import
+cycle, a name shadowed by a local binding) are checked through the console script and flake8
+(the language server: tests/test_lsp.py); each bug variant is also run with torch, which must
+fail the way the finding says, and each fixed twin must run clean.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Set, Tuple
+
+import pytest
+
+from torchtype_lint.check import Settings, check_source
+from torchtype_lint.project.imports import ProjectImports
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECTS = REPO / "fixtures" / "projects"
+NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir())
+CLI = [sys.executable, "-m", "torchtype_lint"]
+#: How each bug project is run as a program (the entry point and the extra sys.path entries).
+ENTRY = {"absolute": ("train.py", ""), "relative": ("-m pkg.train", ""), "reexport": ("train.py", ""),
+         "src_layout": ("scripts/train.py", "src"), "cycle": ("model.py", ""), "shadowed": ("train.py", "")}
+
+Expected = Set[Tuple[str, int, str]]
+
+
+def _expected(root: Path) -> Expected:
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = re.search(r"# expect: (TTL\d{3})", line)
+            if match:
+                found.add((path.relative_to(root).as_posix(), number, match.group(1)))
+    return found
+
+
+def _cli_findings(root: Path, *extra: str) -> Expected:
+    run = subprocess.run(CLI + ["check", "--no-cache", "--output-format", "json", *extra, str(root)],
+                         capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert run.returncode in (0, 1), run.stderr
+    return {(Path(f["filename"]).resolve().relative_to(root).as_posix(), f["location"]["row"], f["code"])
+            for f in json.loads(run.stdout)}
+
+
+def test_every_project_has_a_bug_and_a_fixed_twin():
+    assert set(NAMES) == set(ENTRY)
+    for name in NAMES:
+        assert _expected(PROJECTS / name / "bug"), name
+        assert not _expected(PROJECTS / name / "fixed"), name
+
+
+def _all_expected() -> Expected:
+    return {(f"{name}/{variant}/{path}", row, code) for name in NAMES for variant in ("bug", "fixed")
+            for path, row, code in _expected(PROJECTS / name / variant)}
+
+
+def test_cli_catches_each_bug_across_files_and_each_fixed_twin_is_silent():
+    # One run over every project: each file finds its own project root.
+    assert _cli_findings(PROJECTS) == _all_expected()
+
+
+def test_flake8_reads_the_imported_modules_from_disk():
+    pytest.importorskip("flake8")
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select=TTL", "."],
+                         capture_output=True, text=True, cwd=PROJECTS, timeout=300)
+    found = set()
+    for line in run.stdout.splitlines():
+        path, row, _, rest = line.split(":", 3)
+        found.add((Path(path).as_posix().removeprefix("./"), int(row), rest.split()[0]))
+    assert found == _all_expected(), run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_torch_fails_on_each_bug_project_and_runs_each_fixed_twin(name, tmp_path):
+    pytest.importorskip("torch")
+    entry, path_entry = ENTRY[name]
+    for variant in ("bug", "fixed"):
+        copy = tmp_path / variant
+        shutil.copytree(PROJECTS / name / variant, copy)
+        env = dict(os.environ, PYTHONPATH=str(copy / path_entry) if path_entry else "")
+        run = subprocess.run([sys.executable, *entry.split()], capture_output=True, text=True, cwd=copy,
+                             env=env, timeout=120)
+        if variant == "bug":
+            assert run.returncode != 0 and "RuntimeError" in run.stderr and "dtype" in run.stderr, run.stderr
+        else:
+            assert run.returncode == 0, run.stderr
+
+
+def test_the_message_and_the_reports_name_the_file_of_the_root_cause(tmp_path):
+    root = PROJECTS / "reexport" / "bug"
+    concise = subprocess.run(CLI + ["check", "--no-cache", str(root / "train.py")], capture_output=True,
+                             text=True, cwd=REPO, timeout=120).stdout
+    assert "(since pkg/batches.py:6)" in concise
+    report = json.loads(subprocess.run(CLI + ["check", "--no-cache", "--output-format", "json",
+                                              str(root / "train.py")],
+                                       capture_output=True, text=True, cwd=REPO, timeout=120).stdout)
+    assert "since pkg/batches.py:6: `torch.randint(0, 10, (n, 8))`" in report[0]["message"]
+    [step] = report[0]["provenance"]
+    assert Path(step["filename"]).resolve() == root / "pkg" / "batches.py" and step["row"] == 6
+    sarif = json.loads(subprocess.run(CLI + ["check", "--no-cache", "--output-format", "sarif",
+                                             str(root / "train.py")],
+                                      capture_output=True, text=True, cwd=REPO, timeout=120).stdout)
+    related = sarif["runs"][0]["results"][0]["relatedLocations"][0]["physicalLocation"]
+    assert related["artifactLocation"]["uri"].endswith("reexport/bug/pkg/batches.py")
+    assert related["region"]["startLine"] == 6
+
+
+def test_an_edit_to_an_imported_module_changes_the_importers_cached_result(tmp_path):
+    project = tmp_path / "proj"
+    shutil.copytree(PROJECTS / "absolute" / "fixed", project)
+    cache = tmp_path / "cache"
+
+    def codes() -> List[str]:
+        run = subprocess.run(CLI + ["check", "--cache-dir", str(cache), "--output-format", "json", "train.py"],
+                             capture_output=True, text=True, cwd=project, timeout=120)
+        return [f["code"] for f in json.loads(run.stdout)]
+
+    assert codes() == []
+    assert codes() == []  # answered from the cache
+    data = project / "data.py"
+    data.write_text(data.read_text().replace(".float()", ""))
+    assert codes() == ["TTL202"]
+    assert codes() == ["TTL202"]
+    data.write_text(data.read_text().replace("(n, 8))", "(n, 8)).float()"))
+    assert codes() == []
+    # A module created where an import looked for it counts too: the cache knows the importer
+    # looked for it.
+    train = project / "train.py"
+    train.write_text(train.read_text() + "from helpers import make\nmore = model(make(2))\n")
+    assert codes() == []
+    assert codes() == []
+    (project / "helpers.py").write_text("import torch\ndef make(n):\n    return torch.randint(0, 3, (n, 8))\n")
+    assert codes() == ["TTL202"]
+
+
+def _write(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+BATCH = "import torch\ndef make_batch(n):\n    return torch.randint(0, 10, (n, 8))\n"
+USE = "import torch.nn as nn\nfrom {module} import make_batch\nlogits = nn.Linear(8, 2)(make_batch(4))\n"
+
+
+def _codes(path: Path, settings: Settings = None, overlay: dict = None) -> List[str]:
+    result = check_source(path.read_text(), str(path), settings, overlay=overlay)
+    return [f.code for f in result.findings]
+
+
+def test_configured_src_directories_are_searched(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n", "lib/batches.py": BATCH,
+                      "app/train.py": USE.format(module="batches")})
+    assert _codes(tmp_path / "app" / "train.py") == []  # lib/ is not a root by default
+    settings = Settings(source_roots=(str(tmp_path / "lib"),))
+    assert _codes(tmp_path / "app" / "train.py", settings) == ["TTL202"]
+    (tmp_path / "pyproject.toml").write_text("[tool.torchtype-lint]\nsrc = ['lib']\n")
+    assert _cli_findings(tmp_path / "app") == {("train.py", 3, "TTL202")}
+
+
+def test_a_symlinked_module_is_never_followed(tmp_path):
+    outside = tmp_path / "outside"
+    project = tmp_path / "project"
+    _write(outside, {"batches.py": BATCH})
+    _write(project, {"pyproject.toml": "", "train.py": USE.format(module="batches"),
+                     "real.py": BATCH, "alias_user.py": USE.format(module="alias")})
+    (project / "batches.py").symlink_to(outside / "batches.py")
+    (project / "alias.py").symlink_to(project / "real.py")  # even to a file inside the project
+    assert _codes(project / "train.py") == []
+    assert _codes(project / "alias_user.py") == []
+
+
+def test_a_relative_import_climbing_out_of_the_project_is_not_followed(tmp_path):
+    _write(tmp_path, {"batches.py": BATCH, "project/pyproject.toml": "", "project/pkg/__init__.py": "",
+                      "project/pkg/train.py": USE.format(module="...batches")})
+    imports = ProjectImports(str(tmp_path / "project" / "pkg" / "train.py"))
+    assert imports.relative(imports.path, 3, "batches") is None
+    assert _codes(tmp_path / "project" / "pkg" / "train.py") == []
+
+
+def test_nothing_is_executed_and_bad_modules_are_unknown(tmp_path):
+    marker = tmp_path / "executed"
+    _write(tmp_path, {
+        "pyproject.toml": "",
+        "side.py": f"import torch\nopen({str(marker)!r}, 'w').write('x')\n" + BATCH,
+        "broken.py": "import torch\ndef make_batch(n:\n",
+        "huge.py": BATCH + "x = 1\n" * 600_000,
+        "use_side.py": USE.format(module="side"),
+        "use_broken.py": USE.format(module="broken"),
+        "use_huge.py": USE.format(module="huge"),
+    })
+    assert _codes(tmp_path / "use_side.py") == ["TTL202"]
+    assert not marker.exists()
+    assert _codes(tmp_path / "use_broken.py") == []
+    assert _codes(tmp_path / "use_huge.py") == []
+
+
+def test_a_longer_import_cycle_ends_and_stays_unknown(tmp_path):
+    _write(tmp_path, {
+        "pyproject.toml": "",
+        "a.py": "from b import make_batch\nfrom c import other\n",
+        "b.py": "from c import other\n" + BATCH,
+        "c.py": "from a import make_batch as other\n",
+        "main.py": "import torch.nn as nn\nfrom a import make_batch, other\n"
+                   "x = nn.Linear(8, 2)(make_batch(4))\ny = nn.Linear(8, 2)(other(4))\n",
+    })
+    result = check_source((tmp_path / "main.py").read_text(), str(tmp_path / "main.py"))
+    # make_batch is known through a -> b; ``other`` comes back around the cycle: unknown.
+    assert [(f.code, f.line) for f in result.findings] == [("TTL202", 3)]
+
+
+def test_the_editors_unsaved_text_wins_over_the_file_on_disk(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "batches.py": BATCH.replace("))", ")).float()"),
+                      "train.py": USE.format(module="batches")})
+    assert _codes(tmp_path / "train.py") == []
+    unsaved = {str(tmp_path.resolve() / "batches.py"): BATCH}
+    assert _codes(tmp_path / "train.py", overlay=unsaved) == ["TTL202"]
+
+
+def test_dependencies_name_every_file_read_or_looked_for(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "batches.py": BATCH, "train.py": USE.format(module="batches")
+                      + "import not_here\nimport os\n"})
+    result = check_source((tmp_path / "train.py").read_text(), str(tmp_path / "train.py"))
+    root = tmp_path.resolve()
+    assert result.dependencies[str(root / "batches.py")] is not None
+    assert result.dependencies[str(root / "not_here.py")] is None
+    assert not any("os" in Path(p).parts[-1] for p in result.dependencies)  # the stdlib is not looked up
