@@ -6,9 +6,11 @@ opens its own document URI so the tests do not see each other's diagnostics.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import textwrap
-from typing import Callable, List, Sequence
+from pathlib import Path
+from typing import Callable, List, Sequence, Tuple
 
 import pytest
 
@@ -326,3 +328,63 @@ async def test_notebook_cells_are_one_program_with_diagnostics_per_cell(client: 
         notebook_document=T.NotebookDocumentIdentifier(uri=notebook_uri),
         cell_text_documents=[T.TextDocumentIdentifier(uri=uri) for uri in cell_uris]))
     assert await _published(client, cell_uris[3], lambda d: len(d) == 0) == []
+
+
+# ---------------------------------------------------------------- project-wide analysis (issue 15)
+
+PROJECTS = Path(__file__).resolve().parent.parent / "fixtures" / "projects"
+
+
+def _expected_lines(path: Path) -> List[Tuple[int, str]]:
+    """(0-based line, code) of each ``# expect: CODE`` marker in a fixture file."""
+    return [(number, line.split("# expect: ")[1].split()[0])
+            for number, line in enumerate(path.read_text().splitlines()) if "# expect: " in line]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PROJECTS.iterdir() if p.is_dir()))
+async def test_project_fixtures_through_the_server(client: LanguageClient, tmp_path, name):
+    for variant in ("bug", "fixed"):
+        root = tmp_path / variant
+        shutil.copytree(PROJECTS / name / variant, root)
+        # The importers: the files with markers in the bug twin, the same files in the fixed one.
+        importers = [p.relative_to(tmp_path / "bug") for p in sorted((tmp_path / "bug").rglob("*.py"))
+                     if _expected_lines(p)] if variant == "fixed" else \
+            [p.relative_to(root) for p in sorted(root.rglob("*.py")) if _expected_lines(p)]
+        for relative in importers:
+            path = root / relative
+            uri = path.as_uri()
+            _open(client, uri, path.read_text())
+            diagnostics = await _published(client, uri)
+            found = [(d.range.start.line, d.code) for d in diagnostics]
+            assert found == _expected_lines(path), (name, variant, relative, found)
+            for diagnostic in diagnostics:  # the root cause is in another file of the project
+                assert any(r.location.uri != uri for r in diagnostic.related_information)
+            client.text_document_did_close(T.DidCloseTextDocumentParams(
+                text_document=T.TextDocumentIdentifier(uri=uri)))
+
+
+async def test_unsaved_dependency_text_is_used_and_dependents_are_republished(client: LanguageClient, tmp_path):
+    shutil.copytree(PROJECTS / "absolute" / "fixed", tmp_path / "proj")
+    train, data = tmp_path / "proj" / "train.py", tmp_path / "proj" / "data.py"
+    train_uri, data_uri = train.as_uri(), data.as_uri()
+    _open(client, data_uri, data.read_text())
+    _open(client, train_uri, train.read_text())
+    assert await _published(client, train_uri) == []
+    # An unsaved edit to data.py makes the batch int64: train.py, open beside it, is re-checked.
+    client.diagnostics.pop(train_uri, None)
+    _replace_all(client, data_uri, data.read_text().replace(".float()", ""), version=2)
+    [diag] = await _published(client, train_uri, lambda d: len(d) == 1)
+    assert diag.code == "TTL202" and "since data.py:6" in diag.message
+    [origin] = diag.related_information
+    assert origin.location.uri == data_uri
+    assert origin.location.range.start == T.Position(line=5, character=11)
+    # Undoing the edit clears it again.
+    client.diagnostics.pop(train_uri, None)
+    _replace_all(client, data_uri, data.read_text(), version=3)
+    assert await _published(client, train_uri, lambda d: len(d) == 0) == []
+    # The file on disk gets the bug while the editor still shows the fixed text: closing data.py
+    # without saving makes train.py read the file on disk.
+    data.write_text(data.read_text().replace(".float()", ""))
+    client.diagnostics.pop(train_uri, None)
+    client.text_document_did_close(T.DidCloseTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=data_uri)))
+    assert len(await _published(client, train_uri, lambda d: len(d) == 1)) == 1
