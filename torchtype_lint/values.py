@@ -289,6 +289,9 @@ class ScalarValue(Value):
     pytype: str  # "int" | "float" | "bool" | "complex"
     const: Any = None
     origin: Optional[Origin] = None
+    #: An int of unknown value that is a known size: a name or a product of names
+    #: (knowledge/symbolic_dims.py), e.g. the parameter ``d_in`` or ``n_heads * head_dim``.
+    size: Any = None
     kind = "scalar"
 
     def describe(self) -> str:
@@ -571,7 +574,9 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         if a.pytype != b.pytype:
             return TOP
-        return a if a.const == b.const else ScalarValue(a.pytype, None, a.origin)
+        if a.const == b.const and a.size == b.size:
+            return a
+        return ScalarValue(a.pytype, a.const if a.const == b.const else None, a.origin)
     if isinstance(a, StringValue) and isinstance(b, StringValue):
         return a if a.const == b.const else StringValue(None, a.origin)
     if isinstance(a, SequenceValue) and isinstance(b, SequenceValue):

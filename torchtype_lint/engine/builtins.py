@@ -15,6 +15,7 @@ import libcst as cst
 from ..knowledge import torch_api as T
 from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, batch
 from ..knowledge.indexing import index_first
+from ..knowledge.symbolic_dims import as_dim, has_names, product, quotient, symbolic
 from ..knowledge.torch_objects import module_children_element
 from ..values import (
     CallArgs,
@@ -253,7 +254,25 @@ def scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
             const = None
         if isinstance(const, int) and abs(const) > 1 << 62:
             const = None
-    return ScalarValue(kind, const)
+    size = _size_arithmetic(left, right, op) if kind == "int" and const is None else None
+    return ScalarValue(kind, const, None, size)
+
+
+def _size_arithmetic(left: ScalarValue, right: ScalarValue, op: str) -> Any:
+    """The size ``left <op> right`` is when one side is a symbolic size (``n_heads *
+    head_dim``): a product, or a quotient exact for every size (``2*d // 2``); anything else
+    (sums, ``d // n_heads``) stays unknown."""
+    if left.size is None and right.size is None:
+        return None
+    a, b = (symbolic(v.size if v.size is not None else v.const) if v.pytype == "int" else None
+            for v in (left, right))
+    if op == "*":
+        result = as_dim(product((a, b))) if a is not None and b is not None else None
+    elif op == "//":
+        result = as_dim(quotient(a, b))
+    else:
+        return None
+    return result if has_names(result) else None
 
 
 def with_element(container: SequenceValue, value: Value, node: Any = None) -> SequenceValue:

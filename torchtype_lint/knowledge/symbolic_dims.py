@@ -9,12 +9,61 @@ lets two products be told apart for *every* choice of sizes: ``2*d_in*d_out`` ne
 (``b*d`` equals ``d`` when ``b == 1``): code relying on that works only for special sizes.
 
 Only products are modelled (no sums): what is not a product stays unknown (None), as before.
+
+Besides annotation names, a size may be an ``int`` parameter the analysis knows nothing about
+(``def __init__(self, d_in: int, d_out: int)`` analysed with no caller): a ``SizeSymbol``,
+one fixed size for the whole of that analysis, never confused with another function's
+parameter of the same name.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
 from typing import Any, Iterable, Optional, Tuple
+
+
+class SizeSymbol(str):
+    """An ``int`` parameter of unknown value used as a size (``d_in``). Its text is the
+    parameter's name, what messages show; it equals only the same parameter of the same
+    function (``function``, its syntax node): two functions' ``n`` are different sizes, and
+    neither is an annotation's ``n`` (a plain str). ``owner``: the class whose ``__init__``
+    took it, whose other methods see it as a fixed size of ``self`` (``self.d_in = d_in``)."""
+
+    function: Any
+    owner: Any
+
+    def __new__(cls, name: str, function: Any, owner: Any = None) -> "SizeSymbol":
+        symbol = super().__new__(cls, name)
+        symbol.function = function
+        symbol.owner = owner
+        return symbol
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SizeSymbol):
+            return str.__eq__(self, other) and self.function is other.function
+        return False if isinstance(other, str) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((str.__str__(self), id(self.function)))
+
+    def __reduce__(self) -> Any:
+        return SizeSymbol, (str.__str__(self), self.function, self.owner)
+
+    def __copy__(self) -> "SizeSymbol":
+        return self  # immutable, and its identity is its function's: a copy is the same size
+
+    def __deepcopy__(self, memo: Any) -> "SizeSymbol":
+        return self
+
+
+def _order(name: str) -> Tuple[str, int]:
+    """A product's names in one order whatever order they came in (two ``n`` of different
+    functions have the same text: their functions break the tie)."""
+    return str.__str__(name), id(getattr(name, "function", None))
 
 
 @dataclass(frozen=True)
@@ -53,7 +102,7 @@ def product(dims: Iterable[Any]) -> Optional[SymbolicSize]:
             return None
         coefficient *= size.coefficient
         symbols.extend(size.symbols)
-    return SymbolicSize(coefficient, tuple(sorted(symbols)))
+    return SymbolicSize(coefficient, tuple(sorted(symbols, key=_order)))
 
 
 def as_dim(size: Optional[SymbolicSize]) -> Any:

@@ -17,6 +17,7 @@ from ..values import (
 from . import dtypes as D
 from . import shapes as S
 from .einsum import einsum_shape, parse_equation
+from .symbolic_dims import has_names
 
 
 class Env:
@@ -56,16 +57,18 @@ def int_const(value: Value) -> Optional[int]:
     return None
 
 
-def shape_from_size_args(args: CallArgs, start: int = 0, name: str = "size") -> Shape:
-    """The shape of ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, n])`` or ``zeros(size=...)``."""
+def shape_from_size_args(args: CallArgs, start: int = 0, name: str = "size", symbols: bool = False) -> Shape:
+    """The shape of ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, n])`` or ``zeros(size=...)``.
+    ``symbols``: an int known only as a size (``d_in``, ``n_heads * head_dim``) gives that
+    symbolic dim, where the sizes make a tensor; readers of dim *indices* leave it unknown."""
     if args.has_star:
         return None
     if name in args.kw:
-        return shape_from_value(args.kw[name])
+        return shape_from_value(args.kw[name], symbols)
     pos = args.pos[start:]
     if len(pos) == 1 and not isinstance(pos[0], ScalarValue):
-        return shape_from_value(pos[0])
-    return tuple(_dim(v) for v in pos) if pos and all(_is_intlike(v) for v in pos) else (
+        return shape_from_value(pos[0], symbols)
+    return tuple(_dim(v, symbols) for v in pos) if pos and all(_is_intlike(v) for v in pos) else (
         () if not pos else None)
 
 
@@ -73,16 +76,19 @@ def _is_intlike(value: Value) -> bool:
     return (isinstance(value, ScalarValue) and value.pytype == "int") or value is TOP
 
 
-def _dim(value: Value) -> Any:
-    return int_const(value)
+def _dim(value: Value, symbols: bool = False) -> Any:
+    const = int_const(value)
+    if const is None and symbols and isinstance(value, ScalarValue) and value.pytype == "int":
+        return value.size  # a symbolic size, or None
+    return const
 
 
-def shape_from_value(value: Value) -> Shape:
-    """A shape given as a tuple/list/torch.Size value."""
+def shape_from_value(value: Value, symbols: bool = False) -> Shape:
+    """A shape given as a tuple/list/torch.Size value (``symbols``: see shape_from_size_args)."""
     if isinstance(value, ScalarValue) and value.pytype == "int":
-        return (value.const,) if isinstance(value.const, int) else (None,)
+        return (_dim(value, symbols),)
     if isinstance(value, SequenceValue) and value.items is not None:
-        return tuple(int_const(v) for v in value.items)
+        return tuple(_dim(v, symbols) for v in value.items)
     return None
 
 
@@ -165,7 +171,7 @@ def call_torch_function(name: str, args: CallArgs, node: Any, env: Env) -> Value
 
 
 def _factory(name: str, args: CallArgs, node: Any, env: Env) -> Value:
-    return _tensor(env.default_float, shape_from_size_args(args), node,
+    return _tensor(env.default_float, shape_from_size_args(args, symbols=True), node,
                    f"torch.{name} gives the default dtype {env.default_float}", args)
 
 
@@ -176,7 +182,7 @@ def _full(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     else:
         dtype = None
     size = args.get(0, "size")
-    return _tensor(dtype, shape_from_value(size), node,
+    return _tensor(dtype, shape_from_value(size, symbols=True), node,
                    f"torch.full infers {dtype} from the fill value", args)
 
 
@@ -690,7 +696,7 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
                       for d, r in zip(padded, reps))
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
     if name == "expand" and not args.has_star:
-        sizes = shape_from_size_args(args)
+        sizes = shape_from_size_args(args, symbols=True)
         shape = None
         if sizes is not None and recv.shape is not None and len(sizes) >= len(recv.shape):
             offset = len(sizes) - len(recv.shape)
@@ -724,7 +730,7 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name in ("view", "reshape"):
         if args.pos and isinstance(args.pos[0], DTypeValue):
             return TOP  # x.view(dtype) reinterprets bits
-        target = shape_from_size_args(args, 0, "shape")
+        target = shape_from_size_args(args, 0, "shape", symbols=True)
         return TensorValue(recv.dtypes, S.reshape_shape(recv.shape, target), recv.origin,
                            recv.device, recv.requires_grad)
     if name in ("view_as", "reshape_as", "expand_as"):
@@ -741,7 +747,7 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
                            recv.requires_grad)
     if name in ("size",):
         if args.pos:
-            return ScalarValue("int", S.dim_at(recv.shape, int_const(args.pos[0])))
+            return _size_scalar(recv.shape, int_const(args.pos[0]))
         return _shape_tuple(recv.shape)
     if name in ("dim", "ndimension", "numel", "nelement", "element_size"):
         const = len(recv.shape) if name in ("dim", "ndimension") and recv.shape is not None else (
@@ -850,7 +856,22 @@ def _piece_lengths(size: Any, name: str, args: CallArgs) -> Optional[Tuple[int, 
 def _shape_tuple(shape: Shape) -> Value:
     if shape is None:
         return SequenceValue("tuple", ScalarValue("int"), None)
-    return SequenceValue("tuple", ScalarValue("int"), tuple(ScalarValue("int", d if isinstance(d, int) else None) for d in shape))
+    return SequenceValue("tuple", ScalarValue("int"), tuple(_dim_scalar(d) for d in shape))
+
+
+def _size_scalar(shape: Shape, dim: Optional[int]) -> Value:
+    """``x.size(dim)``: the int, or the named size it is (``b`` of an annotated ``"b d"``)."""
+    const = S.dim_at(shape, dim)
+    if const is not None or shape is None or dim is None or not -len(shape) <= dim < len(shape):
+        return ScalarValue("int", const)
+    return _dim_scalar(shape[dim])
+
+
+def _dim_scalar(dim: Any) -> ScalarValue:
+    """A dim read as an int (``b, d = x.shape``): its value, or the symbolic size it is."""
+    if isinstance(dim, int):
+        return ScalarValue("int", dim)
+    return ScalarValue("int", None, None, dim if has_names(dim) else None)
 
 
 def tensor_attribute(recv: TensorValue, name: str, node: Any) -> Value:
@@ -1004,9 +1025,9 @@ def _new_factory(recv: TensorValue, name: str, args: CallArgs, node: Any, env: E
     if kind == "tensor":
         _, shape = literal_dtype_shape(args.get(0, "data"), env.default_float)
     elif kind == "full":
-        shape = shape_from_value(args.get(0, "size"))
+        shape = shape_from_value(args.get(0, "size"), symbols=True)
     elif kind in ("zeros", "ones", "empty"):
-        shape = shape_from_size_args(args)
+        shape = shape_from_size_args(args, symbols=True)
     else:
         return TOP
     t = _tensor(recv.dtype, shape, node, f".{name}() copies the receiver's dtype", args, recv.origin)
