@@ -31,7 +31,7 @@ def reshape_at(node: cst.Call, ctx: RuleContext) -> Optional[Reshape]:
             if callee.args.pos and not isinstance(callee.args.pos[0], (ScalarValue, SequenceValue)):
                 return None  # x.view(dtype) reinterprets bits
             if callee.args.pos or "shape" in callee.args.kw:
-                target = shape_from_size_args(callee.args, 0, "shape")
+                target = shape_from_size_args(callee.args, 0, "shape", symbols=True)
         elif callee.name in ("view_as", "reshape_as"):
             other = callee.args.get(0, "other")
             target = other.shape if isinstance(other, TensorValue) else None
@@ -39,7 +39,7 @@ def reshape_at(node: cst.Call, ctx: RuleContext) -> Optional[Reshape]:
             return None
     elif callee.kind == "symbol" and callee.name == "torch.reshape":
         x = callee.args.get(0, "input")
-        target = shape_from_value(callee.args.get(1, "shape"))
+        target = shape_from_value(callee.args.get(1, "shape"), symbols=True)
     else:
         return None
     if not isinstance(x, TensorValue) or x.shape is None or target is None:

@@ -6,6 +6,11 @@ operation that needs two of those sizes to be equal (``x @ x`` needs ``d == b``)
 only for special sizes. A contract finding needs every name it involves to be declared by
 the annotations of the function under analysis: names that leak in from elsewhere (another
 function's return annotation) prove nothing here, and unknown dims stay silent.
+
+Sizes no annotation declares, an ``int`` parameter of unknown value (``d_in``: a
+``SizeSymbol``), promise nothing: they count only where a claim holds for *every* size
+(TTL655), and only in the function that took them (or, for ``__init__``'s, in the class's
+methods, through ``self``), never in a function their value merely flowed into.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from typing import Any, FrozenSet, Optional
 
 import libcst as cst
 
-from ...knowledge.symbolic_dims import differ_for_every, equality_condition, has_names, names_of
+from ...knowledge.symbolic_dims import SizeSymbol, differ_for_every, equality_condition, has_names, names_of
 from ..base import expr_text
 from ..context import RuleContext
 from .shape_annotations import shape_annotation
@@ -62,11 +67,29 @@ def sizes_condition(a: Any, b: Any, ctx: RuleContext) -> Optional[str]:
 
 
 def never_equal(a: Any, b: Any, ctx: RuleContext) -> bool:
-    """Whether the dims differ for every choice of the declared sizes (``2*d`` and ``d``)."""
+    """Whether the dims differ for every choice of the sizes (``2*d`` and ``d``): sizes the
+    annotations declare, or int parameters of the function (or of its class's ``__init__``)."""
     if not (has_names(a) or has_names(b)):
         return False  # two ints: the shape rules' (TTL5xx) business
     declared = declared_names(ctx)
-    return all(name in declared for name in names_of(a) + names_of(b)) and differ_for_every(a, b)
+    return all(name in declared or _fixed_here(name, ctx) for name in names_of(a) + names_of(b)) \
+        and differ_for_every(a, b)
+
+
+def _fixed_here(name: str, ctx: RuleContext) -> bool:
+    """Whether ``name`` is an int parameter's size fixed for the whole function under
+    analysis: its own parameter, or its class's ``__init__``'s (the instance's). Elsewhere
+    (a result that left the function) two uses may stand for different calls' values."""
+    if not isinstance(name, SizeSymbol):
+        return False
+    fnode = ctx.function_node
+    if fnode is None:
+        return False
+    if name.function is fnode:
+        return True
+    owner = name.owner
+    return owner is not None and isinstance(owner, cst.ClassDef) and isinstance(owner.body, cst.IndentedBlock) \
+        and any(statement is fnode for statement in owner.body.body)
 
 
 def promise(ctx: RuleContext) -> str:

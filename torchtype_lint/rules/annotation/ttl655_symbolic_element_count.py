@@ -16,11 +16,17 @@ class SymbolicElementCountMismatch(Rule):
     """
     ## What it does
     Flags `view`, `reshape`, `view_as`, `reshape_as` and `torch.reshape` where the tensor's
-    element count and the target's are products of the same annotated sizes with different
-    factors, so they differ whatever the sizes are: a `(d_out, d_in)` tensor viewed as
+    element count and the target's are products of the same sizes with different factors,
+    so they differ whatever the sizes are: a `(d_out, d_in)` tensor viewed as
     `(d_in, d_out, 2)` has half the elements the target needs for every `d_in` and `d_out`.
-    Sizes are the dimensions the function's annotations name, and products of them
-    (`x.flatten()` of `"b d"` has `b*d` elements).
+    Sizes are the dimensions the function's annotations name, the `int` parameters of
+    unknown value of the function (or of its class's `__init__`, kept on `self`:
+    `self.d_in = d_in`), the sizes read back from such shapes (`b, d = x.shape`,
+    `x.size(0)`), and products of them (`x.flatten()` of `"b d"` has `b*d` elements;
+    `n_heads * head_dim` is a product). `d // n_heads` is a size only when it divides for
+    every choice (`2*d // 2`), and `d + 1` is none: both are left unknown. Sizes are taken
+    to be at least 1 (a tensor or a layer of size 0 computes nothing); an int parameter
+    promises no size, so the contract rules (TTL651 to TTL654) never use it.
 
     ## Why is this bad?
     torch raises `shape '[3, 4, 2]' is invalid for input of size 12` on every call: no
@@ -30,14 +36,28 @@ class SymbolicElementCountMismatch(Rule):
 
     ## Example
     ```python
-    def to_pairs(w: Float[Tensor, "o i"], like: Float[Tensor, "i o 2"]) -> Float[Tensor, "i o 2"]:
-        return w.view_as(like)
+    class Pairs(nn.Module):
+        def __init__(self, d_in: int, d_out: int):
+            super().__init__()
+            self.d_in = d_in
+            self.d_out = d_out
+            self.weight = nn.Parameter(torch.randn(d_out, d_in))
+
+        def forward(self, x):
+            return x @ self.weight.view(self.d_in, self.d_out, 2)
     ```
 
     ## Use instead
     ```python
-    def to_pairs(w: Float[Tensor, "o i"], like: Float[Tensor, "i o 2"]) -> Float[Tensor, "i o 2"]:
-        return torch.stack([w.T, w.T], dim=-1)
+    class Pairs(nn.Module):
+        def __init__(self, d_in: int, d_out: int):
+            super().__init__()
+            self.d_in = d_in
+            self.d_out = d_out
+            self.weight = nn.Parameter(torch.randn(d_out, d_in, 2))
+
+        def forward(self, x):
+            return x @ self.weight.view(self.d_in, self.d_out, 2)
     ```
 
     ## Fix safety
@@ -46,7 +66,7 @@ class SymbolicElementCountMismatch(Rule):
 
     code = "TTL655"
     name = "symbolic-element-count-mismatch"
-    summary = "view/reshape whose element counts differ for every choice of the annotated sizes"
+    summary = "view/reshape whose element counts differ for every choice of the sizes"
     listens = (cst.Call,)
     runtime = RuntimeClaim("RuntimeError", r"shape '\[[-0-9, ]+\]' is invalid for input of size \d+")
 
