@@ -1,0 +1,156 @@
+"""Edit-to-diagnostics latency of ``torchtype-lint lsp`` over the real stdio protocol.
+
+Starts the server as an editor does, opens one document, then sends ``didChange`` edits one at a
+time (each replaces one line, so the text is new every time) and measures the wall time from
+sending the change to receiving ``publishDiagnostics`` for that document version. Each edit waits
+for the previous one's diagnostics, so the numbers are latencies, not throughput.
+
+    python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N]
+
+Without FILE, a generated training script of ``--lines`` lines (default 1,000) is used. The
+server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+BLOCK = '''
+class Block{i}(nn.Module):
+    def __init__(self, width={w}):
+        super().__init__()
+        self.inner = nn.Linear(width, width)
+        self.outer = nn.Linear(width, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.inner(x))
+        return self.outer(h)
+
+
+def make_batch{i}(n):
+    data = np.random.rand(n, {w})
+    return torch.from_numpy(data).float()
+
+
+model{i} = Block{i}()
+out{i} = model{i}(make_batch{i}(4))
+loss{i} = F.cross_entropy(out{i}, torch.zeros(4, dtype=torch.long))
+'''
+
+
+def generated(lines: int) -> str:
+    parts = ["import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"]
+    i = 0
+    while sum(p.count("\n") for p in parts) < lines:
+        parts.append(BLOCK.format(i=i, w=8 + i % 5))
+        i += 1
+    return "".join(parts)
+
+
+class Server:
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "torchtype_lint", "lsp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+
+    def send(self, message: Dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def receive(self) -> Dict[str, Any]:
+        length = 0
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("the server exited")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        return json.loads(self.process.stdout.read(length))
+
+    def request(self, method: str, params: Any) -> Dict[str, Any]:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = self.receive()
+            if message.get("id") == self.next_id and "method" not in message:
+                return message
+
+    def diagnostics(self, uri: str, version: int) -> List[Any]:
+        while True:
+            message = self.receive()
+            params = message.get("params") or {}
+            if message.get("method") == "textDocument/publishDiagnostics" and params.get("uri") == uri \
+                    and params.get("version") == version:
+                return params["diagnostics"]
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.send({"method": "exit"})
+            self.process.wait(timeout=10)
+        except Exception:  # noqa: BLE001 - a benchmark's teardown
+            self.process.kill()
+
+
+def measure(path: Path, edits: int) -> Dict[str, Any]:
+    text = path.read_text()
+    lines = text.splitlines()
+    uri = path.resolve().as_uri()
+    server = Server()
+    try:
+        server.request("initialize", {"processId": os.getpid(), "rootUri": path.resolve().parent.as_uri(),
+                                      "capabilities": {}})
+        server.send({"method": "initialized", "params": {}})
+        started = time.perf_counter()
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": text}}})
+        found = server.diagnostics(uri, 1)
+        first = time.perf_counter() - started
+        latencies = []
+        for version in range(2, edits + 2):
+            # Replace the last line by a comment that differs each time: a new text, same findings.
+            edited = lines[:-1] + [f"# edit {version}"]
+            started = time.perf_counter()
+            server.send({"method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": "\n".join(edited) + "\n"}]}})
+            server.diagnostics(uri, version)
+            latencies.append(time.perf_counter() - started)
+    finally:
+        server.close()
+    return {"lines": len(lines), "findings": len(found), "open_s": first,
+            "median_s": statistics.median(latencies), "p90_s": sorted(latencies)[int(0.9 * (len(latencies) - 1))],
+            "min_s": min(latencies), "edits": edits}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?")
+    parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--lines", type=int, default=1000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(args.file) if args.file else Path(directory) / "train.py"
+        if not args.file:
+            path.write_text(generated(args.lines))
+        result = measure(path, args.edits)
+    print(f"{result['lines']} lines, {result['findings']} findings: open {result['open_s'] * 1000:.0f} ms; "
+          f"edit to diagnostics over {result['edits']} edits: median {result['median_s'] * 1000:.0f} ms, "
+          f"p90 {result['p90_s'] * 1000:.0f} ms, min {result['min_s'] * 1000:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
