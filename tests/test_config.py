@@ -111,7 +111,9 @@ def test_explicit_config_option(project, capsys):
 @pytest.mark.parametrize("table, message", [
     ('selct = ["TTL1"]', "unknown key 'selct'; did you mean 'select'?"),
     ('colour = "red"', "unknown key 'colour' (known keys: select, extend-select, ignore, per-file-ignores, "
-                       "exclude, extend-exclude, respect-gitignore)"),
+                       "exclude, extend-exclude, respect-gitignore, src)"),
+    ('src = "lib"\nsrc = 1', "invalid TOML"),
+    ('src = [1]', "'src' must be a list of strings, got [1]"),
     ('respect-gitignore = "no"', "'respect-gitignore' must be true or false, got 'no'"),
     ('select = ["TTL1"]\nignore = ["E501"]', "'ignore': 'E501' is not a rule code or prefix"),
     # Like ruff: a code no rule has, and a string where a list belongs, are errors.
