@@ -304,6 +304,15 @@ PROGRAMS = {
         feats, layout = features(Backbone(), images)
         off, _ = features(Backbone(), images, use_amp=False)
     """, ["feats", "layout"]),
+    "comparing values the engine does not know gives no Python bool": ("""
+        yy, xx = np.mgrid[:8, :8]
+        masks = []
+        for cy in (2, 4, 5):
+            disc = (yy - cy) ** 2 + (xx - 3) ** 2 <= 4
+            masks.append(disc)
+        targets = torch.from_numpy(np.stack(masks))[:, None]
+        flags = torch.tensor([1, 2]) > 1
+    """, ["flags"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

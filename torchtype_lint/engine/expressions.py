@@ -201,6 +201,9 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
     return TOP
 
 
+#: Values whose comparisons give a Python bool (numbers, strings, None, containers).
+_PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue)
+
 #: Values that are certainly not None (``x is None`` is then False).
 _NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue)
 
@@ -228,8 +231,11 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
             result = T.binary_op(left, right, op, node, interp.tenv) if op in T.COMPARISON_OPS else TOP
         elif isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
             result = NP.binary_op(left, right, op, node) if op in T.COMPARISON_OPS else TOP
-        else:
+        elif op in ("in", "not in", "is", "is not") or (
+                isinstance(left, _PYTHON_OBJECTS) and isinstance(right, _PYTHON_OBJECTS)):
             result = ScalarValue("bool")
+        else:
+            result = TOP  # an unknown operand may be an array or a tensor: elementwise, not a bool
         left = right
     return result
 
