@@ -236,3 +236,18 @@ def test_dependencies_name_every_file_read_or_looked_for(tmp_path):
     assert result.dependencies[str(root / "batches.py")] is not None
     assert result.dependencies[str(root / "not_here.py")] is None
     assert not any("os" in Path(p).parts[-1] for p in result.dependencies)  # the stdlib is not looked up
+
+
+def test_assigning_a_project_modules_global_is_seen_by_its_functions(tmp_path):
+    config = "import torch\nDTYPE = torch.float32\ndef make(n):\n    return torch.ones(n, 8, dtype=DTYPE)\n"
+    head = "import torch\nimport torch.nn as nn\nimport config\n"
+    _write(tmp_path, {
+        "pyproject.toml": "", "config.py": config,
+        "plain.py": head + "out = nn.Linear(8, 2)(config.make(2))\n",
+        "changed.py": head + "config.DTYPE = torch.int64\nout = nn.Linear(8, 2)(config.make(2))\n",
+        "maybe.py": head + "if torch.cuda.is_available():\n    config.DTYPE = torch.int64\n"
+                           "out = nn.Linear(8, 2)(config.make(2))\n",
+    })
+    assert _codes(tmp_path / "plain.py") == []
+    assert _codes(tmp_path / "changed.py") == ["TTL202"]
+    assert _codes(tmp_path / "maybe.py") == []  # float32 or int64: not known to fail

@@ -58,7 +58,7 @@ from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
-from .modules import Home, import_from, import_module
+from .modules import Home, ModuleNamespace, assign_namespace_attribute, import_from, import_module
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
 from .syntax import OPERATOR_SYMBOLS, dotted_name, leaves_early, target_names
 
@@ -695,6 +695,9 @@ class Interpreter:
                 if record and self.recording:
                     self.assignments.append(Assignment(target, "self." + name if isinstance(
                         target.value, cst.Name) and target.value.value == "self" else name, value))
+            elif isinstance(owner, ModuleNamespace):
+                # config.dtype = torch.float64: the module's functions read the new value
+                assign_namespace_attribute(self, owner, target.attr.value, value)
             elif isinstance(owner, ModuleValue) and target.attr.value in ("weight", "bias"):
                 # layer.weight = nn.Parameter(...): the layer's parameters may now differ
                 widen_module_params(owner, value)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional
 
 import libcst as cst
 
-from ..values import TOP, Value
+from ..values import TOP, Value, join
 from .runtime import Frame
 from .syntax import dotted_name
 
@@ -73,6 +73,16 @@ def namespace_attribute(namespace: ModuleNamespace, attr: str) -> Value:
     if attr in home.submodules:
         return ModuleNamespace(home.submodules[attr])
     return TOP
+
+
+def assign_namespace_attribute(interp: "Interpreter", namespace: ModuleNamespace, attr: str,
+                               value: Value) -> None:
+    """``config.dtype = ...`` on a project module: its global changes (joined with the old value
+    where the assignment may not happen: a branch, a speculative analysis)."""
+    variables = namespace.home.frame.vars
+    weak = interp.branch_depth or interp._conditional_calls or interp._speculative
+    variables[attr] = join(variables[attr], value) if weak and attr in variables else value
+    interp.heap_version += 1  # memoised calls that read the old value are stale
 
 
 def home_of(interp: "Interpreter", fnode: Any) -> Home:
