@@ -251,3 +251,12 @@ def test_assigning_a_project_modules_global_is_seen_by_its_functions(tmp_path):
     assert _codes(tmp_path / "plain.py") == []
     assert _codes(tmp_path / "changed.py") == ["TTL202"]
     assert _codes(tmp_path / "maybe.py") == []  # float32 or int64: not known to fail
+
+
+def test_without_a_project_marker_the_outermost_package_bounds_the_project(tmp_path):
+    tree = tmp_path / "no_marker"  # tmp_path has no pyproject.toml, setup.cfg, setup.py or .git above
+    _write(tree, {"pkg/__init__.py": "", "pkg/batches.py": BATCH, "pkg/sub/__init__.py": "",
+                  "pkg/sub/train.py": USE.format(module="..batches")})
+    imports = ProjectImports(str(tree / "pkg" / "sub" / "train.py"))
+    assert imports.roots.project == str(tree.resolve())
+    assert _codes(tree / "pkg" / "sub" / "train.py") == ["TTL202"]

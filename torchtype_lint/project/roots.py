@@ -2,7 +2,8 @@
 beyond) and the directories an absolute import is looked up in, in Python's order.
 
 The root is the closest directory at or above the file holding ``pyproject.toml``, ``setup.cfg``,
-``setup.py`` or ``.git``; without one, the file's own directory. Absolute imports are looked up,
+``setup.py`` or ``.git``; without one, the directory above the file's outermost package (the
+file's own directory for a file in no package). Absolute imports are looked up,
 like ruff's ``src`` setting, in the configured ``src`` directories (``[tool.torchtype-lint]
 src = [...]``), else in the root and its ``src/`` directory. A file outside any package (a script
 in ``scripts/``) also finds its neighbours first, as ``python scripts/train.py`` puts the
@@ -41,6 +42,15 @@ def project_root(path: str) -> Optional[str]:
     return None
 
 
+def _above_packages(directory: str) -> str:
+    """The directory holding the outermost package that contains ``directory``."""
+    for _ in range(MAX_ROOT_SEARCH):
+        if not os.path.isfile(os.path.join(directory, "__init__.py")):
+            return directory
+        directory = os.path.dirname(directory)
+    return directory
+
+
 def is_inside(path: str, directory: str) -> bool:
     """Whether the resolved ``path`` is ``directory`` or below it (both absolute, resolved)."""
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
@@ -49,7 +59,7 @@ def is_inside(path: str, directory: str) -> bool:
 def import_roots(path: str, configured_src: Sequence[str] = ()) -> ImportRoots:
     """The roots for the file at ``path``; ``configured_src``: absolute ``src`` directories."""
     own_directory = os.path.dirname(os.path.abspath(path))
-    root = os.path.realpath(project_root(path) or own_directory)
+    root = os.path.realpath(project_root(path) or _above_packages(own_directory))
     candidates = list(configured_src) or [root, os.path.join(root, "src")]
     if not os.path.isfile(os.path.join(own_directory, "__init__.py")):
         candidates.insert(0, own_directory)  # a script: its directory comes first on sys.path
