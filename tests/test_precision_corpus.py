@@ -84,6 +84,19 @@ CASES: Dict[str, FalseAlarm] = {
         "the operator is made complex128 by .to(image), so the float64 trajectory is what it takes "
         "(the issue's 'model made float64' case, reached through .to(tensor))",
     ),
+    "reduction .all(1) inside an & chain (found while reducing)": FalseAlarm(
+        """
+        import torch
+
+        a = torch.randn(4, 3)
+        singular = torch.zeros(4, dtype=torch.int32) > 0
+        usable = ~singular & torch.isfinite(a).all(1)
+        assert usable.shape == (4,)
+        """,
+        "TTL515",
+        "none in the corpus: found reducing kornia's TTL213 (essential.py:394), whose shapes are unknown",
+        "torch.isfinite(a).all(1) has shape (4,), not (4, 3): the engine keeps the unreduced shape here",
+    ),
     "module cast .to(a float64 tensor), then fed float64 (found while reducing)": FalseAlarm(
         """
         import numpy as np
