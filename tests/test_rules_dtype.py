@@ -477,6 +477,8 @@ QUOTED = [
     ("x = torch.tensor([True])\nx.requires_grad_()", "TTL206"),
     ("a = nn.Parameter(torch.tensor([True, False]))", "TTL206"),
     ("a = F.nll_loss(torch.randn(4, 3), torch.tensor([0, 1, 2, 0], dtype=torch.int16))", "TTL207"),
+    # nll_loss takes no class probabilities: a float target fails whatever the (unknown) input
+    ("x = getattr(torch, 'randn')(4, 3)\na = F.nll_loss(x, torch.zeros(4))", "TTL207"),
     ("a = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 4))", "TTL207"),
     ("a = F.cross_entropy(torch.randn(4, 3), torch.zeros(4, 3, dtype=torch.int32))", "TTL207"),
     ("a = nn.BCELoss()(torch.rand(4).half(), torch.rand(4))", "TTL208"),

@@ -439,7 +439,8 @@ class FunctionValue(Value):
 class ClassValue(Value):
     """A class defined in the analysed file, with the qualified names of its bases."""
 
-    __slots__ = ("node", "bases", "methods", "origin", "base_classes")
+    __slots__ = ("node", "bases", "methods", "origin", "base_classes", "attrs", "fields", "is_dataclass",
+                 "assigned")
     kind = "class"
 
     def __init__(self, node: Any, bases: Tuple[str, ...], methods: Dict[str, Any]):
@@ -449,6 +450,13 @@ class ClassValue(Value):
         self.origin = None
         #: Direct base classes defined in the same file, in declaration order (for super()).
         self.base_classes: Tuple["ClassValue", ...] = ()
+        #: Class-level attributes the class body binds (``scale = 2``, ``dim: int = 4``).
+        self.attrs: Dict[str, "Value"] = {}
+        #: Names annotated in the class body, in order (a dataclass's fields, bases' first).
+        self.fields: Tuple[str, ...] = ()
+        self.is_dataclass = False
+        #: Names some method assigns on its first parameter (``self.x = ...``), found lazily.
+        self.assigned: Optional[frozenset] = None
 
     @property
     def name(self) -> str:

@@ -45,7 +45,7 @@ from .copying import deep_copied
 from .functions import call_function, instantiate
 from .modules import ModuleNamespace, namespace_attribute
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
-from .syntax import has_decorator
+from .syntax import first_param, has_decorator, self_attributes_assigned
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -170,8 +170,21 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
         if method is not None:
             if has_decorator(method.node, "property"):
                 return call_function(interp, method, CallArgs(), node, owner)
+            if has_decorator(method.node, "staticmethod"):
+                return method
+            if has_decorator(method.node, "classmethod"):
+                return BoundMethod(method, owner.cls)
             return BoundMethod(method, owner)
+        if attr in owner.cls.attrs and attr not in assigned_attributes(owner.cls):
+            return owner.cls.attrs[attr]  # a class attribute no method rebinds on the instance
         return TOP
+    if isinstance(owner, ClassValue):
+        method = owner.methods.get(attr)
+        if method is not None:
+            # Cls.create(...) of a classmethod binds the class; a static or plain function is
+            # called as written (Cls.method(instance, ...) passes self explicitly)
+            return BoundMethod(method, owner) if has_decorator(method.node, "classmethod") else method
+        return owner.attrs.get(attr, TOP)
     if isinstance(owner, ModuleValue):
         return module_attribute(owner, attr, node)
     if isinstance(owner, ModuleNamespace):  # a project module: ``data.make_batch``
@@ -186,6 +199,19 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
                 return BoundMethod(method, owner.instance)
         return TOP
     return TOP
+
+
+def assigned_attributes(cls: ClassValue) -> frozenset:
+    """The names any method of ``cls`` assigns on its first parameter (``self.best = ...``):
+    for those, the class attribute of that name is only the value before the assignment."""
+    if cls.assigned is None:
+        names = set()
+        for method in cls.methods.values():
+            owner = first_param(method.node)
+            if owner is not None:
+                names.update(self_attributes_assigned(method.node.body, owner))
+        cls.assigned = frozenset(names)
+    return cls.assigned
 
 
 def _is_module_class(cls: ClassValue) -> bool:
@@ -206,6 +232,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return functional(qualname[len(FUNCTIONAL_PREFIX):], args, node, interp.tenv)
     if qualname in PARAMETER_CLASSES:
         return parameter(args, node)
+    if qualname in NN.FROM_PRETRAINED:
+        return interp._note_fresh(NN.from_pretrained(NN.FROM_PRETRAINED[qualname], args, node))
     if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
         return interp._note_fresh(construct_module(qualname[9:], args, node, interp.default_float,
                                                    interp.uncertain_defaults))
@@ -354,6 +382,13 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         given = list(zip(args.pos, nodes)) + [(v, k) for k, v in args.kw.items()]
         for value, where in given:
             dtype = T.dtype_of_arg(value)
+            if name == "to" and isinstance(value, TensorValue) and (not isinstance(where, str) or where == "tensor"):
+                # model.to(other_tensor) takes that tensor's dtype (and device)
+                set_module_dtype(module, value.dtype, Origin(node, "model.to(a tensor)", value.origin),
+                                 weak=interp._weak_update(module))
+                if value.device == "cuda":
+                    interp.moves_to_cuda = True
+                continue
             if dtype is not None:
                 set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
                                  weak=interp._weak_update(module))

@@ -17,7 +17,8 @@ from ..knowledge.autocast import under_autocast
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..values import (
     Callee,
-    TOP, ArrayValue, NoneValue, ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
+    TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue, StringValue, SymbolValue,
+    TensorValue, Value,
     join,
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
@@ -202,7 +203,7 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
 
 
 #: Values whose comparisons give a Python bool (numbers, strings, None, containers).
-_PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue)
+_PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue, SymbolValue, DTypeValue, DeviceValue)
 
 #: Values that are certainly not None (``x is None`` is then False).
 _NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue)

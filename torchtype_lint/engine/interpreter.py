@@ -60,7 +60,7 @@ from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
 from .modules import Home, ModuleNamespace, assign_namespace_attribute, import_from, import_module
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
-from .syntax import OPERATOR_SYMBOLS, dotted_name, leaves_early, target_names
+from .syntax import OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, target_names
 
 __all__ = [
     "AnalysisBudgetExceeded", "Assignment", "BoundMethod", "DataLoaderValue", "DEFAULT_TIME_BUDGET",
@@ -117,6 +117,8 @@ class Interpreter:
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
         self._unrolling = 0
+        #: Functions defined inside another function's body -> the frame they were defined in.
+        self.closures: Dict[Any, Frame] = {}
         self._analysed_standalone: set = set()
         self._deadline = time.monotonic() + time_budget
         self._ticks = 0
@@ -582,6 +584,8 @@ class Interpreter:
 
     def _function_def(self, stmt: cst.FunctionDef) -> bool:
         fn = FunctionValue(stmt, owner=self.frame.instance)
+        if self.frame.function is not None:
+            self.closures[stmt] = self.frame  # defined in a function: its free names are that frame's
         if self.home is not self.main_home:
             self.homes[stmt] = self.home  # runs in its own module's globals (engine/modules.py)
         for deco in stmt.decorators:
@@ -637,6 +641,15 @@ class Interpreter:
                     self.exec_stmt(item)
         finally:
             self.frame = outer
+        inherited = {k: v for base in reversed(local_bases) for k, v in base.attrs.items()}
+        cls.attrs = {**inherited, **{k: v for k, v in class_frame.vars.items() if k not in methods}}
+        own_fields = tuple(item.body[0].target.value for item in (
+            stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ())
+            if isinstance(item, cst.SimpleStatementLine) and len(item.body) == 1
+            and isinstance(item.body[0], cst.AnnAssign) and isinstance(item.body[0].target, cst.Name))
+        base_fields = tuple(f for base in local_bases for f in base.fields)
+        cls.fields = base_fields + tuple(f for f in own_fields if f not in base_fields)
+        cls.is_dataclass = is_dataclass_decorated(stmt)
         self.bind(stmt.name.value, cls)
         for fn in methods.values():
             if fn.owner is cls:

@@ -123,3 +123,13 @@ def leaves_early(body: Any) -> bool:
             if final is not None:
                 stack.append(final.body)
     return False
+
+
+def is_dataclass_decorated(class_node: Any) -> bool:
+    """``@dataclass``, ``@dataclasses.dataclass`` or either called (``@dataclass(frozen=True)``)."""
+    for deco in class_node.decorators:
+        target = deco.decorator.func if isinstance(deco.decorator, cst.Call) else deco.decorator
+        name = dotted_name(target)
+        if name in ("dataclass", "dataclasses.dataclass"):
+            return True
+    return False

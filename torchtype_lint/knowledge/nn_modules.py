@@ -5,7 +5,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from ..values import (
     CallArgs,
-    FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, TensorValue, Value,
+    FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
     Category, category,
 )
 from . import shapes as S
@@ -74,6 +74,26 @@ ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sig
 LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
           "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+
+
+#: ``nn.Embedding.from_pretrained(table)``: a layer whose weight *is* ``table``.
+FROM_PRETRAINED = {f"torch.nn.{name}.from_pretrained": name for name in ("Embedding", "EmbeddingBag")}
+
+
+def from_pretrained(name: str, args: CallArgs, node: Any) -> Value:
+    """The layer ``nn.<name>.from_pretrained(embeddings, ...)`` builds: sized by the table,
+    its parameters of the table's dtype (a float16 table makes a float16 layer)."""
+    table = args.get(0, "embeddings")
+    if args.has_star or not isinstance(table, TensorValue) or table.shape is None or len(table.shape) != 2:
+        return TOP
+    config = {"num_embeddings": table.shape[0], "embedding_dim": table.shape[1]}
+    if name == "EmbeddingBag":
+        mode = args.kw.get("mode")
+        config["mode"] = mode.const if isinstance(mode, StringValue) else ("mean" if mode is None else None)
+    module = ModuleValue(f"torch.nn.{name}", config, table.dtypes, Origin(node, f"nn.{name}.from_pretrained(...)"),
+                         device=table.device)
+    module.dtype_origin = table.origin or module.origin  # the parameters' dtype is the table's
+    return module
 
 
 def has_no_parameters(name: str) -> bool:

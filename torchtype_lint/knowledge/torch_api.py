@@ -719,8 +719,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
             env.default_float if category(d) < Category.FLOAT else d for d in recv.dtypes)
         return TensorValue(dtypes, recv.shape, recv.origin, recv.device)
     if name in BOOL_RESULT:
-        shape = recv.shape if name not in ("any", "all") or args.pos or args.kw else ()
-        return TensorValue(frozenset({BOOL}), shape, _origin(node, f".{name}() gives bool"), recv.device)
+        return TensorValue(frozenset({BOOL}), _bool_result_shape(recv, name, args),
+                           _origin(node, f".{name}() gives bool"), recv.device)
     if name in ("topk", "sort") and not args.has_star:
         return _values_indices(recv, name, args, node)
     if name in REDUCTIONS_KEEP or name in REDUCTIONS_INT64 or name in INDEX_RESULT:
@@ -984,6 +984,33 @@ def _reduction(recv: TensorValue, name: str, args: CallArgs, node: Any, env: Env
                           recv.device)
         return SequenceValue("tuple", TOP, (result, idx))
     return result
+
+
+def _bool_result_shape(recv: TensorValue, name: str, args: CallArgs) -> Shape:
+    """The shape of ``x.isnan()`` (x's), ``x.eq(y)`` (broadcast with y's), ``x.all(dim)``
+    (reduced over dim; every dim without one)."""
+    if args.has_star:
+        return None
+    if name in ("any", "all"):
+        if not args.pos and not args.kw:
+            return ()
+        dim = args.get(0, "dim")
+        keep = args.get(1, "keepdim")
+        if not (keep is TOP or isinstance(keep, ScalarValue) and isinstance(keep.const, bool)):
+            return None
+        keepdim = isinstance(keep, ScalarValue) and keep.const is True
+        if keep is TOP and args.has(1, "keepdim"):
+            return None
+        d = int_const(dim)
+        if d is not None:
+            return S.reduce_shape(recv.shape, d, keepdim) if recv.shape is not None else None
+        return _reduce_dims(recv.shape, dim, keepdim)
+    if name in ("isnan", "isinf", "isfinite", "logical_not"):
+        return recv.shape
+    other = args.get(0, "other")
+    if isinstance(other, TensorValue):
+        return S.broadcast_shapes(recv.shape, other.shape)
+    return recv.shape if isinstance(other, ScalarValue) else None
 
 
 def _reduce_dims(shape: Shape, dims: Value, keep: bool) -> Shape:

@@ -1,6 +1,7 @@
 """TTL207 class-target-dtype: cross_entropy/nll_loss target of the wrong dtype (class indices are int64)."""
 from __future__ import annotations
 
+from typing import Any
 
 import libcst as cst
 
@@ -68,10 +69,19 @@ class ClassTargetDtype(DtypeRule):
         name, shown, call = found
         logits, target = call.arg("input"), call.arg("target")
         target_node = call.arg_node("target")
-        if not isinstance(logits, TensorValue) or not all_dtypes(logits, is_float):
-            return
         dtypes = dtypes_of(target)
         if dtypes is None:
+            return
+        unknown_input = dtypes_of(logits) is None or (all_dtypes(logits, is_float) and rank(logits) is None)
+        if name == "nll_loss" and unknown_input and \
+                all(d not in (INT64, UINT8) and category(d) <= Category.FLOAT for d in dtypes):
+            # nll_loss takes class indices only (no probabilities): any other target dtype fails
+            # whatever the input is, which may then be unknown
+            self._report(ctx, node, shown, target, target_node, INT64,
+                         "expected target dtype to be Long or Byte, but got "
+                         f"{scalar_type_name(one(target)) if one(target) else '...'}")
+            return
+        if not isinstance(logits, TensorValue) or not all_dtypes(logits, is_float):
             return
         lr, tr = rank(logits), rank(target)
         cross_entropy = name == "cross_entropy"
@@ -99,6 +109,10 @@ class ClassTargetDtype(DtypeRule):
             want = FLOAT32
         if message is None:
             return
+        self._report(ctx, node, shown, target, target_node, want, message)
+
+    def _report(self, ctx: RuleContext, node: cst.Call, shown: str, target: Value, target_node: Any,
+                want: str, message: str) -> None:
         fix = None
         if target_node is not None:
             fix = Fix(target_node, cast_expr(target_node, want),

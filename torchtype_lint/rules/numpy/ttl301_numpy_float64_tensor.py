@@ -15,7 +15,7 @@ cast settles it (``torchtype_lint/root_causes.py``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -43,6 +43,51 @@ def float64_conversion(node: cst.Call, ctx: RuleContext):
     if array.shape == ():
         return None  # a 0-d value (a.mean()): torch treats it as a number, results stay float32
     return name, array
+
+
+#: torch's double-precision dtypes, spelled as attributes (``torch.float64``, ``x.double()``).
+_DOUBLE_NAMES = frozenset({"float64", "double", "complex128", "cdouble"})
+
+
+class _DoublePrecisionFile:
+    """Whether the file asks torch for double precision or complex numbers on purpose
+    (``torch.float64``, ``.double()``, ``torch.complex128``, a ``1j`` literal, ``complex``):
+    there a float64 tensor from numpy is the precision the code works in, not a slip (the
+    float64 tensors of a numerical code meet float64 and complex128 values)."""
+
+    def __init__(self) -> None:
+        self._found: Optional[bool] = None
+
+    def found(self, ctx: RuleContext) -> bool:
+        if self._found is None:
+            finder = _DoubleFinder()
+            ctx.module.visit(finder)
+            self._found = finder.found
+        return self._found
+
+
+class _DoubleFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        if node.attr.value in _DOUBLE_NAMES and (node.attr.value != "float64" or _is_torch(node.value)):
+            self.found = True  # np.float64 alone is numpy's own business: only torch's counts
+        return not self.found
+
+    def visit_Imaginary(self, node: cst.Imaginary) -> Optional[bool]:
+        self.found = True
+        return False
+
+    def visit_Name(self, node: cst.Name) -> Optional[bool]:
+        if node.value == "complex":
+            self.found = True
+        return False
+
+
+def _is_torch(node: Any) -> bool:
+    return isinstance(node, cst.Name) and node.value == "torch"
 
 
 def conversion_fix(node: cst.Call, name: str) -> Fix:
@@ -77,7 +122,9 @@ class NumpyFloat64Tensor(DtypeRule):
     engine can see that failure, it is reported there instead (one report per root
     cause); this warning covers the conversions whose float64 result flows on.
     (`torch.Tensor(a)` and `torch.FloatTensor(a)` convert to float32 and are not flagged,
-    nor is anything when the file calls `torch.set_default_dtype(torch.float64)`.)
+    nor is anything when the file calls `torch.set_default_dtype(torch.float64)` or asks
+    torch for double precision or complex numbers itself -- `torch.float64`, `.double()`,
+    `torch.complex128`, `1j`, `complex`: numerical code that works in float64 on purpose.)
 
     ## Example
     ```python
@@ -107,7 +154,7 @@ class NumpyFloat64Tensor(DtypeRule):
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
         found = float64_conversion(node, ctx)
-        if found is None or ctx.default_float == FLOAT64:
+        if found is None or ctx.default_float == FLOAT64 or ctx.state(_DoublePrecisionFile).found(ctx):
             mark_later_casts(node, ctx)
             return
         name, array = found
