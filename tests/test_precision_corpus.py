@@ -1,8 +1,7 @@
-"""Open false alarms of the default rules found on the real-world corpus's user-code half (issue
-14: courses, tutorials, research code, notebooks; docs/real-world.md), each reduced to a few
-lines. For each: torch runs the program without an error (a plain test), and the linter should
-stay silent on it (``xfail(strict=True)`` until the engine learns it: an xpass fails, so whoever
-fixes it moves the case to the tests of the fix)."""
+"""False alarms of the default rules found on the real-world corpus's user-code half (issue 14:
+courses, tutorials, research code, notebooks; docs/real-world.md), each reduced to a few lines
+and fixed. For each: torch runs the program without an error, and the linter stays silent on
+it (as a script, and laid out as a notebook where the corpus had it in one)."""
 from __future__ import annotations
 
 import json
@@ -148,15 +147,12 @@ def test_program_runs_in_torch(name, tmp_path: Path):
     assert ran.returncode == 0, ran.stderr[-800:]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="open false alarms on the real-world corpus (docs/real-world.md)")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_linter_is_silent(name):
     case = CASES[name]
     assert _codes(_program(case).encode("utf-8"), "p.py") == [], f"{case.code}: {case.reason}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open false alarm on the corpus's torchkbnufft notebooks")
 @pytest.mark.parametrize("name", ["float64 tensor fed to a module cast .to(a complex128 tensor)"])
 def test_linter_is_silent_in_the_notebook_layout(name):
     assert _codes(_as_notebook(_program(CASES[name])), "p.ipynb") == []
