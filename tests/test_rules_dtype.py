@@ -670,3 +670,15 @@ def test_lerp_with_a_zero_dim_weight_of_another_precision_is_fine():
 def test_same_dtype_ops_that_run_are_not_flagged(snippet):
     assert codes(snippet) == []
     assert _raised([snippet])[snippet] is None
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits"])
+def test_a_float64_numpy_target_of_a_loss_that_accepts_it_is_not_reported(loss):
+    # TTL301 settles the conversion: these losses take a float64 target with a float32 input,
+    # forward and backward (checked here with torch)
+    torch = pytest.importorskip("torch")
+    pred = torch.rand(4, requires_grad=True)
+    getattr(torch.nn.functional, loss)(pred, torch.rand(4, dtype=torch.float64)).backward()
+    snippet = (f"pred = nn.Linear(3, 1)(torch.randn(4, 3)).squeeze(1)\n"
+               f"y = torch.from_numpy(np.random.rand(4))\nloss = F.{loss}(pred, y)")
+    assert "TTL301" not in codes(snippet)

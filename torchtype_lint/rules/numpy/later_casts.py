@@ -20,6 +20,7 @@ def mark_later_casts(node: cst.Call, ctx: RuleContext) -> None:
     """A conversion whose tensor is later cast explicitly (``.float()``, ``.to(torch.float32)``,
     even ``.double()``) is a decision the user made: a settled root cause."""
     _settle_float64_model_inputs(node, ctx)
+    _settle_accepted_loss_targets(node, ctx)
     callee = ctx.callee(node)
     if (callee is not None and callee.kind == "symbol" and callee.name in _LIKE_WITH_DTYPE
             and "dtype" in callee.args.kw and isinstance(callee.args.get(0, "input"), TensorValue)):
@@ -51,5 +52,23 @@ def _settle_float64_model_inputs(node: cst.Call, ctx: RuleContext) -> None:
     x = call.args.get(0, "input")
     if params and params == {FLOAT64} and isinstance(x, TensorValue):
         conversion = conversion_in_chain(x.origin, ctx)
+        if conversion is not None:
+            ctx.settle_cause(conversion)
+
+
+#: Losses that take a float64 target with a float input, backward included (torch 2.13,
+#: checked in tests/test_rules_dtype.py): a float64 target there is no mistake.
+_FLOAT64_TARGET_LOSSES = frozenset("torch.nn.functional." + name for name in (
+    "mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits"))
+
+
+def _settle_accepted_loss_targets(node: cst.Call, ctx: RuleContext) -> None:
+    """``F.mse_loss(pred, torch.from_numpy(y))``: the float64 target is what the loss accepts."""
+    call = ctx.op_call(node)
+    if call is None or call.has_star or call.op not in _FLOAT64_TARGET_LOSSES:
+        return
+    target = call.arg("target")
+    if isinstance(target, TensorValue) and target.dtypes == {FLOAT64}:
+        conversion = conversion_in_chain(target.origin, ctx)
         if conversion is not None:
             ctx.settle_cause(conversion)
