@@ -18,6 +18,7 @@ from ..values import (
 )
 from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
+from .modules import entered, home_of
 from .runtime import Assignment, Frame
 from .syntax import first_param, has_decorator, is_transparent, self_attributes_assigned
 
@@ -121,7 +122,7 @@ def ensure_standalone(interp: "Interpreter", fn: FunctionValue) -> None:
     """Analyse ``fn`` on its own now, unless that was done already."""
     if fn.node not in interp._analysed_standalone:
         interp._analysed_standalone.add(fn.node)
-        analyse_standalone(interp, fn, interp.globals)
+        analyse_standalone(interp, fn, home_of(interp, fn.node).frame)
 
 
 def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -> None:
@@ -178,7 +179,17 @@ def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
 
 def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],
                  parent: Optional[Frame] = None) -> Value:
-    """Execute ``fn``'s body in a new frame; the join of what it returns."""
+    """Execute ``fn``'s body in a new frame, in the module that defined it; the join of what
+    it returns."""
+    home = home_of(interp, fn.node)
+    if home is interp.home:
+        return _run_body(interp, fn, params, parent)
+    with entered(interp, home):  # a function of an imported project module, or called back from one
+        return _run_body(interp, fn, params, parent)
+
+
+def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],
+              parent: Optional[Frame]) -> Value:
     fnode = fn.node
     frame = Frame(dict(params), parent=parent or interp.globals, function=fn)
     outer = interp.frame
