@@ -14,8 +14,10 @@ import libcst as cst
 
 from ..values import (
     CallArgs,
-    TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, SequenceValue, Value, join, join_all,
+    TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue, Value, join,
+    join_all,
 )
+from ..knowledge.symbolic_dims import SizeSymbol
 from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
 from .modules import entered, home_of
@@ -71,10 +73,11 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
 
 
 def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
-                self_value: Optional[Value], standalone: bool = False) -> Dict[str, Value]:
+                self_value: Optional[Value], standalone: bool = False, sizes: bool = False) -> Dict[str, Value]:
     """Parameter name -> value for a call: arguments, else defaults, else annotations.
     ``standalone``: no call, so a parameter may hold anything a caller passes: only literal
-    defaults are taken (as before), never the value its ``def`` computed."""
+    defaults are taken (as before), never the value its ``def`` computed. ``sizes``: no
+    caller gave values, so an int parameter of unknown value is a symbolic size."""
     params = fn.node.params
     names: List[cst.Param] = list(params.posonly_params) + list(params.params)
     bound: Dict[str, Value] = {}
@@ -104,7 +107,28 @@ def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
         pname = param.name.value
         if bound.get(pname) is TOP and param.annotation is not None:
             bound[pname] = annotation_value(interp, param.annotation.annotation)
+    if sizes:
+        _unknown_ints_as_sizes(interp, fn, bound)
     return bound
+
+
+def _unknown_ints_as_sizes(interp: "Interpreter", fn: FunctionValue, bound: Dict[str, Value]) -> None:
+    """In an analysis no caller gave values to, an ``int`` parameter of unknown value
+    (``d_in: int``, or ``n=DIM``) is one fixed size throughout: a symbol named after it,
+    which the shapes made from it carry (``torch.randn(d_out, d_in)``). ``__init__``'s belong
+    to the instance, so the class's other methods share them through ``self``."""
+    init = isinstance(fn.owner, ClassValue) and fn.node.name.value == "__init__"
+    params = fn.node.params
+    for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+        pname = param.name.value
+        value = bound.get(pname)
+        if value is TOP and param.default is not None:
+            value = interp.param_defaults.get(param, TOP)  # `n=DIM`: an int, whatever a caller passes
+            if isinstance(value, ScalarValue):
+                value = ScalarValue(value.pytype, None, value.origin)
+        if isinstance(value, ScalarValue) and value.pytype == "int" and value.const is None and value.size is None:
+            symbol = SizeSymbol(pname, fn.node, fn.owner.node if init else None)  # type: ignore[union-attr]
+            bound[pname] = ScalarValue("int", None, value.origin, symbol)
 
 
 def _default_value(interp: "Interpreter", param: cst.Param, standalone: bool = False) -> Value:
@@ -140,7 +164,7 @@ def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -
     outer = interp.frame
     interp.frame = frame
     try:
-        params = bind_params(interp, fn, CallArgs(), self_value, standalone=True)
+        params = bind_params(interp, fn, CallArgs(), self_value, standalone=True, sizes=True)
     finally:
         interp.frame = outer
     result = run_function(interp, fn, params, frame)
@@ -159,7 +183,7 @@ def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
             recording = interp.recording
             interp.recording = False
             try:
-                params = bind_params(interp, init, CallArgs(), proto)
+                params = bind_params(interp, init, CallArgs(), proto, sizes=True)
                 run_function(interp, init, params)
             finally:
                 interp.recording = recording
