@@ -313,6 +313,51 @@ PROGRAMS = {
         targets = torch.from_numpy(np.stack(masks))[:, None]
         flags = torch.tensor([1, 2]) > 1
     """, ["flags"]),
+    "classmethods, staticmethods, dataclass configs, closures": ("""
+        from dataclasses import dataclass
+
+        class Batch:
+            scale = 2
+
+            def __init__(self, x):
+                self.x = x
+
+            @classmethod
+            def make(cls, n):
+                return cls(torch.zeros(n, dtype=torch.long))
+
+            @staticmethod
+            def weights(labels):
+                return torch.from_numpy(np.bincount(labels) / len(labels))
+
+        b = Batch.make(3)
+        bx = b.x
+        w = Batch.weights(np.array([0, 1, 1]))
+        w2 = b.weights(np.array([0, 1, 1]))
+        scaled = torch.ones(3) * b.scale
+
+        @dataclass
+        class Cfg:
+            dim: int = 4
+            dtype: torch.dtype = torch.float64
+
+        stats = torch.zeros(Cfg().dim, dtype=Cfg().dtype)
+        small = torch.zeros(Cfg(2, torch.float16).dim, dtype=Cfg(2, torch.float16).dtype)
+        named = torch.zeros(Cfg(dtype=torch.int32).dim, dtype=Cfg(dtype=torch.int32).dtype)
+
+        def outer():
+            pw = torch.ones(3, dtype=torch.float64)
+
+            def inner(x):
+                return x * pw
+            return inner(torch.ones(3))
+
+        c = outer()
+        emb = nn.Embedding.from_pretrained(torch.randn(5, 3).half())
+        e = emb(torch.tensor([1]))
+        finite = torch.isfinite(torch.randn(4, 3)).all(1)
+        rows = torch.randn(4, 3).any(-1, keepdim=True)
+    """, ["bx", "w", "w2", "scaled", "stats", "small", "named", "c", "e", "finite", "rows"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -38,7 +38,29 @@ def instantiate(interp: "Interpreter", cls: ClassValue, args: CallArgs, node: An
     init = cls.methods.get("__init__")
     if init is not None:
         call_function(interp, init, args, node, instance, force=True)
+    elif cls.is_dataclass:
+        _dataclass_fields(instance, args)
+        post_init = cls.methods.get("__post_init__")
+        if post_init is not None:
+            call_function(interp, post_init, CallArgs(), node, instance, force=True)
     return instance
+
+
+def _dataclass_fields(instance: InstanceValue, args: CallArgs) -> None:
+    """The ``__init__`` a dataclass generates: each field from its argument (by position, then
+    by keyword), else its default; unknown when neither is known (``field(...)`` defaults)."""
+    fields = instance.cls.fields
+    for name in fields:
+        instance.attrs[name] = TOP
+    if args.has_star:
+        return
+    for name, value in zip(fields, args.pos):
+        instance.attrs[name] = value
+    for name in fields[len(args.pos):]:
+        if name in args.kw:
+            instance.attrs[name] = args.kw[name]
+        elif name in instance.cls.attrs:
+            instance.attrs[name] = instance.cls.attrs[name]
 
 
 def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node: Any,
@@ -63,6 +85,8 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
         hash(key)
     except TypeError:
         key = None
+    if fnode in interp.closures:
+        key = None  # a nested function reads its enclosing frame, which the key does not cover
     if key is not None and key in interp._memo and not force:
         return interp._memo[key]
     result = run_function(interp, fn, params)
@@ -215,7 +239,8 @@ def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Val
 def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],
               parent: Optional[Frame]) -> Value:
     fnode = fn.node
-    frame = Frame(dict(params), parent=parent or interp.globals, function=fn)
+    # a nested function sees the names of the function it was defined in (a closure)
+    frame = Frame(dict(params), parent=parent or interp.closures.get(fnode) or interp.globals, function=fn)
     outer = interp.frame
     branch_depth = interp.branch_depth
     interp.frame = frame
