@@ -358,6 +358,15 @@ PROGRAMS = {
         finite = torch.isfinite(torch.randn(4, 3)).all(1)
         rows = torch.randn(4, 3).any(-1, keepdim=True)
     """, ["bx", "w", "w2", "scaled", "stats", "small", "named", "c", "e", "finite", "rows"]),
+    "lambdas, a lambda collate_fn among them": ("""
+        double = lambda t, k=2: t * k
+        d = double(torch.ones(2, dtype=torch.long))
+        rows = [(np.random.rand(3), 1), (np.random.rand(3), 0)]
+        loader = DataLoader(rows, batch_size=2, collate_fn=lambda batch: (
+            torch.tensor(np.stack([x for x, _ in batch])), torch.tensor([y for _, y in batch])))
+        for xb, yb in loader:
+            bx, by = xb, yb
+    """, ["d", "bx", "by"]),
     "helper with a dtype default": ("""
         def make(n, dtype=torch.float64):
             return torch.zeros(n, dtype=dtype)

@@ -433,7 +433,7 @@ class FunctionValue(Value):
         self.origin = None
 
     def describe(self) -> str:
-        return f"function {self.node.name.value}"
+        return f"function {getattr(getattr(self.node, 'name', None), 'value', '<lambda>')}"
 
 
 class ClassValue(Value):

@@ -45,7 +45,7 @@ from .copying import deep_copied
 from .functions import call_function, instantiate
 from .modules import ModuleNamespace, namespace_attribute
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
-from .syntax import first_param, has_decorator, self_attributes_assigned
+from .syntax import first_param, function_name, has_decorator, self_attributes_assigned
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -88,10 +88,10 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         callee = Callee("module", callee_value.qualname, callee_value, args)
         result = call_library_module(interp, callee_value, args, node)
     elif isinstance(callee_value, FunctionValue):
-        callee = Callee("user", callee_value.node.name.value, TOP, args)
+        callee = Callee("user", function_name(callee_value.node), TOP, args)
         result = call_function(interp, callee_value, args, node)
     elif isinstance(callee_value, BoundMethod):
-        callee = Callee("user", callee_value.function.node.name.value, callee_value.instance, args)
+        callee = Callee("user", function_name(callee_value.function.node), callee_value.instance, args)
         result = call_function(interp, callee_value.function, args, node, callee_value.instance)
     elif isinstance(callee_value, ClassValue):
         callee = Callee("user", callee_value.name, TOP, args)

@@ -17,8 +17,8 @@ from ..knowledge.autocast import under_autocast
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..values import (
     Callee,
-    TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue, StringValue, SymbolValue,
-    TensorValue, Value,
+    TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
+    SymbolValue, TensorValue, Value,
     join,
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
@@ -261,7 +261,13 @@ def _if_exp(interp: "Interpreter", node: cst.IfExp) -> Value:
 
 
 def _lambda(interp: "Interpreter", node: cst.Lambda) -> Value:
-    return TOP
+    """A lambda is a function of the file: calling it (``collate_fn=lambda b: ...``) evaluates
+    its body with the arguments, in the scope it was written in."""
+    interp._evaluate_defaults(node)
+    interp.closures[node] = interp.frame
+    if interp.home is not interp.main_home:
+        interp.homes[node] = interp.home
+    return FunctionValue(node)
 
 
 def _named_expr(interp: "Interpreter", node: Any) -> Value:

@@ -22,7 +22,7 @@ from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
 from .modules import entered, home_of
 from .runtime import Assignment, Frame
-from .syntax import first_param, has_decorator, is_transparent, self_attributes_assigned
+from .syntax import first_param, function_name, has_decorator, is_transparent, self_attributes_assigned
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -68,7 +68,7 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     """The value of calling a function defined in the file (``self_value``: the receiver of a
     method call). ``force``: analyse the body even when no argument is informative."""
     fnode = fn.node
-    if any(not is_transparent(d.decorator) for d in fnode.decorators):
+    if any(not is_transparent(d.decorator) for d in getattr(fnode, "decorators", ())):  # a lambda has none
         return TOP
     annotated = interp.annotated_returns.get(fnode, TOP)
     if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
@@ -141,7 +141,7 @@ def _unknown_ints_as_sizes(interp: "Interpreter", fn: FunctionValue, bound: Dict
     (``d_in: int``, or ``n=DIM``) is one fixed size throughout: a symbol named after it,
     which the shapes made from it carry (``torch.randn(d_out, d_in)``). ``__init__``'s belong
     to the instance, so the class's other methods share them through ``self``."""
-    init = isinstance(fn.owner, ClassValue) and fn.node.name.value == "__init__"
+    init = isinstance(fn.owner, ClassValue) and function_name(fn.node) == "__init__"
     params = fn.node.params
     for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
         pname = param.name.value
@@ -255,7 +255,11 @@ def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value]
     try:
         for name, value in params.items():
             _record_param(interp, fnode, name, value)
-        ended = interp.exec_body(fnode.body)
+        if isinstance(fnode, cst.Lambda):
+            frame.returns.append(interp.eval(fnode.body))  # its body is the returned expression
+            ended = True
+        else:
+            ended = interp.exec_body(fnode.body)
         if not ended:
             frame.returns.append(NoneValue())
     finally:

@@ -43,7 +43,7 @@ class BoundMethod(Value):
         self.origin = None
 
     def describe(self) -> str:
-        return f"bound method {self.function.node.name.value}"
+        return f"bound method {getattr(getattr(self.function.node, 'name', None), 'value', '<lambda>')}"
 
 
 class SuperValue(Value):

@@ -38,7 +38,7 @@ def target_names(target: Any) -> List[str]:
 
 
 def has_decorator(fnode: Any, name: str) -> bool:
-    for deco in fnode.decorators:
+    for deco in getattr(fnode, "decorators", ()):
         d = dotted_name(deco.decorator)
         if d is not None and (d == name or d.endswith("." + name)):
             return True
@@ -133,3 +133,8 @@ def is_dataclass_decorated(class_node: Any) -> bool:
         if name in ("dataclass", "dataclasses.dataclass"):
             return True
     return False
+
+
+def function_name(fnode: Any) -> str:
+    """A def's name; ``<lambda>`` for a lambda."""
+    return fnode.name.value if isinstance(fnode, cst.FunctionDef) else "<lambda>"

@@ -82,6 +82,9 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
         item = sample(dataset)
     elif isinstance(dataset, TensorDatasetValue):
         item = dataset.item
+    elif isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple"):
+        # a list as the dataset: item i is its element i
+        item = join_all(dataset.items) if dataset.items else dataset.element
     # A collate_fn of the file makes the batch; what it builds from scratch (a zeros tensor
     # of a stated dtype) is known even when the items it reads are not.
     if item is TOP and (custom is None or call_collate is None):
