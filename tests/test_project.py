@@ -260,3 +260,34 @@ def test_without_a_project_marker_the_outermost_package_bounds_the_project(tmp_p
     imports = ProjectImports(str(tree / "pkg" / "sub" / "train.py"))
     assert imports.roots.project == str(tree.resolve())
     assert _codes(tree / "pkg" / "sub" / "train.py") == ["TTL202"]
+
+
+def test_a_module_is_run_in_the_defaults_its_import_saw(tmp_path):
+    # data.X is made when data.py is imported: float32 before the default changes (torch then
+    # fails on the float64 layer), float64 after (runs). Loading data.py late must not change that.
+    head = "import torch\nimport torch.nn as nn\n"
+    _write(tmp_path, {
+        "pyproject.toml": "", "data.py": "import torch\nX = torch.ones(2, 8)\n",
+        "before.py": head + "from data import X\ntorch.set_default_dtype(torch.float64)\nout = nn.Linear(8, 2)(X)\n",
+        "after.py": head + "torch.set_default_dtype(torch.float64)\nfrom data import X\nout = nn.Linear(8, 2)(X)\n",
+    })
+    assert _codes(tmp_path / "before.py") == ["TTL401"]
+    assert _codes(tmp_path / "after.py") == []
+    torch = pytest.importorskip("torch")
+    for name, fails in (("before.py", True), ("after.py", False)):
+        run = subprocess.run([sys.executable, name], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert (run.returncode != 0 and "dtype" in run.stderr) == fails, run.stderr
+    assert torch.get_default_dtype() == torch.float32
+
+
+def test_functions_nobody_calls_do_not_load_modules(tmp_path):
+    # Library code: imported names used only in functions analysed on their own are not loaded
+    # (the module is neither parsed nor run); a call from module level loads it.
+    _write(tmp_path, {"pyproject.toml": "", "batches.py": BATCH,
+                      "lib.py": "import torch.nn as nn\nfrom batches import make_batch\n"
+                                "def use():\n    return nn.Linear(8, 2)(make_batch(4))\n",
+                      "script.py": "import torch.nn as nn\nfrom batches import make_batch\n"
+                                   "def use():\n    return nn.Linear(8, 2)(make_batch(4))\nuse()\n"})
+    lib = check_source((tmp_path / "lib.py").read_text(), str(tmp_path / "lib.py"), keep_analysis=True)
+    assert lib.findings == [] and lib.interpreter.loaded == {}
+    assert _codes(tmp_path / "script.py") == ["TTL202"]

@@ -188,7 +188,7 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
     if isinstance(owner, ModuleValue):
         return module_attribute(owner, attr, node)
     if isinstance(owner, ModuleNamespace):  # a project module: ``data.make_batch``
-        return namespace_attribute(owner, attr)
+        return namespace_attribute(interp, owner, attr)
     if isinstance(owner, SequenceValue):
         field = return_types_field(owner, attr)  # torch.return_types: (values, indices)
         return field if field is not None else TOP

@@ -58,7 +58,9 @@ from .calls import parameter_replaced, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
-from .modules import Home, ModuleNamespace, assign_namespace_attribute, import_from, import_module
+from .modules import (
+    Home, LazyName, ModuleNamespace, assign_namespace_attribute, import_from, import_module, resolve_lazy,
+)
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
 from .syntax import OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, target_names
 
@@ -134,6 +136,13 @@ class Interpreter:
         self.homes: Dict[Any, Home] = {}
         #: Path -> each project module loaded so far (None: it could not be).
         self.loaded: Dict[str, Optional[Home]] = {}
+        #: Path -> the defaults (dtype, device) when a module was first imported: its body runs
+        #: in them, however late it is loaded.
+        self.import_states: Dict[str, Any] = {}
+        #: Path -> names imported from a module not loaded yet (bound when it loads).
+        self.pending_lazy: Dict[str, List[LazyName]] = {}
+        #: Modules whose imports are being resolved (importing one of them back is a cycle).
+        self.importing: set = set()
         self.annotated_returns: Dict[Any, Value] = {}
         #: The file's module-level aliases and whether it imports torchshapeflow, read once
         #: when an annotation first needs them (engine/annotations.py).
@@ -234,7 +243,9 @@ class Interpreter:
         frame: Optional[Frame] = self.frame
         while frame is not None:
             if name in frame.vars:
-                return frame.vars[name]
+                value = frame.vars[name]
+                # A name imported from a project module: its module is loaded on first use.
+                return resolve_lazy(self, value) if type(value) is LazyName else value
             frame = frame.parent
         if name in BUILTIN_NAMES:
             return SymbolValue("builtins." + name)

@@ -9,6 +9,13 @@ and ``ClassValue`` as the file's own, so a call runs the body with the caller's 
 the callee's module: ``run_function`` enters its home). Values keep their ``Origin`` nodes, so
 provenance points into the other file (``check.py`` finds which).
 
+Loading is lazy: ``from data import make_batch`` binds a ``LazyName``, and ``data.py`` is parsed
+and run when the name is first looked up by code that really runs (the module body, functions
+it calls), in the state of defaults (``set_default_dtype``) its first import saw. In the
+speculative analyses of functions nobody calls, a name whose module is not loaded yet is
+unknown: library code imports many modules for functions only analysed that way, and parsing
+them all would cost more than analysing the file.
+
 Never executed for real, never imported: a file is read and parsed, nothing else. What cannot be
 known stays unknown: a module that cannot be read, parsed or is too long, one being loaded
 when it is imported again (a cycle), the analysed file itself, or modules beyond
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -47,31 +54,86 @@ class Home:
         self.annotation_facts: Any = None
         #: True while its body runs: importing it again then is a cycle (unknown names).
         self.loading = False
-        #: Submodules bound as its attributes by ``import pkg.sub`` (name -> Home).
-        self.submodules: Dict[str, "Home"] = {}
+        #: Submodules bound as its attributes by imports (name -> their namespace).
+        self.submodules: Dict[str, "ModuleNamespace"] = {}
 
 
 class ModuleNamespace(Value):
-    """A project module as a value (``import pkg.data as data``): its attributes are its globals."""
+    """A project module as a value (``import pkg.data as data``): its attributes are its globals.
+    Loaded on first attribute access (``home`` None until then)."""
 
-    __slots__ = ("home", "origin")
+    __slots__ = ("path", "home", "submodules", "origin")
     kind = "module"
 
-    def __init__(self, home: Home):
+    def __init__(self, path: str, home: Optional[Home] = None):
+        self.path = path
         self.home = home
+        #: ``import a.b`` binds ``a`` with ``b`` as an attribute, whatever ``a`` defines.
+        self.submodules: Dict[str, "ModuleNamespace"] = {}
         self.origin = None
 
     def describe(self) -> str:
-        return f"module {os.path.basename(self.home.path or '?')}"
+        return f"module {os.path.basename(self.path)}"
 
 
-def namespace_attribute(namespace: ModuleNamespace, attr: str) -> Value:
+class LazyName(Value):
+    """A name imported from a project module, not looked up yet (see the module docstring).
+    Frames keep this object; ``Interpreter.lookup`` gives what it resolves to."""
+
+    __slots__ = ("module_path", "name", "submodule", "importer", "resolved", "origin")
+    kind = "import"
+
+    def __init__(self, module_path: Optional[str], name: str, submodule: Callable[[str], Optional[str]],
+                 importer: Optional[str]):
+        self.module_path = module_path
+        self.name = name
+        #: The module whose import statement this is: Python runs the imported module while the
+        #: importer is still being imported, so a way back to it is a cycle.
+        self.importer = importer
+        #: The file of ``module.name`` as a submodule, asked only when the module lacks the name.
+        self.submodule = submodule
+        self.resolved: Optional[Value] = None
+        self.origin = None
+
+    def describe(self) -> str:
+        return f"{self.name} (imported)"
+
+
+def resolve_lazy(interp: "Interpreter", lazy: LazyName) -> Value:
+    """What the imported name is; unknown in a speculative analysis while its module is not
+    loaded, and for names that come back around a cycle of re-exports."""
+    if lazy.resolved is not None:
+        return lazy.resolved
+    loaded = interp.loaded.get(lazy.module_path) if lazy.module_path is not None else None
+    if interp._speculative and loaded is None:
+        return TOP
+    lazy.resolved = TOP  # re-entered through a cycle of re-exports: unknown
+    added = lazy.importer is not None and lazy.importer not in interp.importing
+    if added:
+        interp.importing.add(lazy.importer)
+    try:
+        value = _imported_name(interp, load(interp, lazy.module_path), lazy.name, lazy.submodule)
+        if isinstance(value, LazyName):
+            value = resolve_lazy(interp, value)
+    finally:
+        if added:
+            interp.importing.discard(lazy.importer)
+    lazy.resolved = value
+    return value
+
+
+def namespace_attribute(interp: "Interpreter", namespace: ModuleNamespace, attr: str) -> Value:
     """``data.make_batch``: the module's global, or a submodule imported as its attribute."""
+    if namespace.home is None and not (interp._speculative and namespace.path not in interp.loaded):
+        namespace.home = load(interp, namespace.path)
     home = namespace.home
-    if attr in home.frame.vars:
-        return home.frame.vars[attr]
-    if attr in home.submodules:
-        return ModuleNamespace(home.submodules[attr])
+    if home is not None and attr in home.frame.vars:
+        value = home.frame.vars[attr]
+        return resolve_lazy(interp, value) if isinstance(value, LazyName) else value
+    if attr in namespace.submodules:
+        return namespace.submodules[attr]
+    if home is not None and attr in home.submodules:
+        return home.submodules[attr]
     return TOP
 
 
@@ -79,6 +141,10 @@ def assign_namespace_attribute(interp: "Interpreter", namespace: ModuleNamespace
                                value: Value) -> None:
     """``config.dtype = ...`` on a project module: its global changes (joined with the old value
     where the assignment may not happen: a branch, a speculative analysis)."""
+    if namespace.home is None:
+        namespace.home = load(interp, namespace.path)
+    if namespace.home is None:
+        return
     variables = namespace.home.frame.vars
     weak = interp.branch_depth or interp._conditional_calls or interp._speculative
     variables[attr] = join(variables[attr], value) if weak and attr in variables else value
@@ -124,11 +190,15 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
     home = Home(path, module, Frame({}))
     interp.loaded[path] = home
     home.loading = True
-    # The body runs once, at import, whatever the importing statement sits in (a branch, a
-    # loop, a function analysed on its own): a fresh context, restored afterwards.
+    # The body runs once, as at its first import (whatever the importing statement sits in: a
+    # branch, a loop, a function): a fresh context and the defaults that import saw, restored
+    # afterwards.
     saved = (interp.frame, interp.branch_depth, interp._conditional_calls, interp._speculative,
              interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth, interp._call_stack,
              interp._unrolling)
+    current = _defaults(interp)
+    at_import = interp.import_states.get(path, current)
+    _set_defaults(interp, at_import)
     pending = len(interp._pending_functions)
     interp.frame, interp.branch_depth, interp._conditional_calls, interp._speculative = home.frame, 0, 0, False
     interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth = [], 0, 0
@@ -142,8 +212,35 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
         (interp.frame, interp.branch_depth, interp._conditional_calls, interp._speculative,
          interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth, interp._call_stack,
          interp._unrolling) = saved
+        changed = _defaults(interp)
+        _set_defaults(interp, current)
+        if changed != at_import:
+            # The module sets a default dtype or device: from when on, relative to the code
+            # analysed so far, is not known here; values made by a default become unknown.
+            interp.default_device_unknown = interp.default_device_unknown or changed[2]
+            if changed[:2] != at_import[:2]:
+                interp.uncertain_defaults = frozenset({current[0], changed[0]}) | (current[1] or frozenset()) \
+                    | (changed[1] or frozenset())
         home.loading = False
+    # Names imported before it was loaded get what its body left (Python binds them at import).
+    for lazy in interp.pending_lazy.pop(path, ()):
+        resolve_lazy(interp, lazy)
     return home
+
+
+def _defaults(interp: "Interpreter") -> Tuple[str, Optional[frozenset], bool]:
+    return interp.default_float, interp.uncertain_defaults, interp.default_device_unknown
+
+
+def _set_defaults(interp: "Interpreter", state: Tuple[str, Optional[frozenset], bool]) -> None:
+    interp.default_float, interp.uncertain_defaults, interp.default_device_unknown = state
+    interp.tenv.default_float = state[0]
+
+
+def _namespace(interp: "Interpreter", path: str) -> ModuleNamespace:
+    """The module at ``path`` as a value, loaded when an attribute is first read."""
+    interp.import_states.setdefault(path, _defaults(interp))
+    return ModuleNamespace(path, interp.loaded.get(path))
 
 
 def import_module(interp: "Interpreter", alias: cst.ImportAlias) -> bool:
@@ -158,19 +255,20 @@ def import_module(interp: "Interpreter", alias: cst.ImportAlias) -> bool:
         return False
     if alias.asname is not None:
         if isinstance(alias.asname.name, cst.Name):
-            home = load(interp, path)
-            interp.bind(alias.asname.name.value, ModuleNamespace(home) if home is not None else TOP)
+            interp.bind(alias.asname.name.value, _namespace(interp, path))
         return True
-    # ``import a.b.c`` binds ``a``, with ``b`` and ``b.c`` loaded as its attributes.
+    # ``import a.b.c`` binds ``a``, with ``b`` and ``b.c`` as its attributes.
     parts = dotted.split(".")
-    head = load(interp, project.absolute(parts[0]))
+    head_path = project.absolute(parts[0])
+    head = _namespace(interp, head_path) if head_path is not None else None
     outer = head
     for i in range(1, len(parts)):
-        inner = load(interp, project.absolute(".".join(parts[:i + 1])))
+        inner_path = project.absolute(".".join(parts[:i + 1]))
+        inner = _namespace(interp, inner_path) if inner_path is not None else None
         if outer is not None and inner is not None:
             outer.submodules[parts[i]] = inner
         outer = inner
-    interp.bind(parts[0], ModuleNamespace(head) if head is not None else TOP)
+    interp.bind(parts[0], head if head is not None else TOP)
     return True
 
 
@@ -200,8 +298,10 @@ def import_from(interp: "Interpreter", stmt: cst.ImportFrom) -> bool:
     if not level and path is None and not any(
             dotted_name(alias.name) is not None and submodule(dotted_name(alias.name)) for alias in names):
         return False  # not the project's (a namespace package's submodules excepted): a library
-    home = load(interp, path)
+    if path is not None:
+        interp.import_states.setdefault(path, _defaults(interp))
     if isinstance(stmt.names, cst.ImportStar):
+        home = load(interp, path)  # which names it binds is known only once it ran
         if home is not None:
             for name, value in list(home.frame.vars.items()):
                 if not name.startswith("_"):
@@ -213,8 +313,21 @@ def import_from(interp: "Interpreter", stmt: cst.ImportFrom) -> bool:
             continue
         local = alias.asname.name.value if alias.asname is not None and isinstance(
             alias.asname.name, cst.Name) else name
-        interp.bind(local, _imported_name(interp, home, name, submodule))
+        interp.bind(local, _lazy_name(interp, path, name, submodule))
     return True
+
+
+def _lazy_name(interp: "Interpreter", path: Optional[str], name: str,
+               submodule: Callable[[str], Optional[str]]) -> Value:
+    """The value to bind for ``from <path> import name``: at once when the module is loaded
+    (or known not to be loadable), else a ``LazyName`` resolved on use or when it loads."""
+    if path is not None and (path == interp.main_home.path or path in interp.importing):
+        return TOP  # the analysed file, or a module whose import is under way, imported back: a cycle
+    lazy = LazyName(path, name, submodule, interp.home.path)
+    if path is None or path in interp.loaded:
+        return resolve_lazy(interp, lazy)  # a cycle (being loaded) resolves to unknown
+    interp.pending_lazy.setdefault(path, []).append(lazy)
+    return lazy
 
 
 def _imported_name(interp: "Interpreter", home: Optional[Home], name: str,
@@ -222,11 +335,12 @@ def _imported_name(interp: "Interpreter", home: Optional[Home], name: str,
     """Python's order: the module's attribute, else its submodule of that name."""
     if home is not None and name in home.frame.vars:
         return home.frame.vars[name]
-    sub = load(interp, submodule(name))
+    sub = submodule(name)
     if sub is not None:
+        namespace = _namespace(interp, sub)
         if home is not None:
-            home.submodules[name] = sub
-        return ModuleNamespace(sub)
+            home.submodules[name] = namespace
+        return namespace
     return TOP
 
 
