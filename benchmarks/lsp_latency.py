@@ -5,10 +5,11 @@ time (each replaces one line, so the text is new every time) and measures the wa
 sending the change to receiving ``publishDiagnostics`` for that document version. Each edit waits
 for the previous one's diagnostics, so the numbers are latencies, not throughput.
 
-    python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N]
+    python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N] [--project]
 
-Without FILE, a generated training script of ``--lines`` lines (default 1,000) is used. The
-server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included.
+Without FILE, a generated training script of ``--lines`` lines (default 1,000) is used; with
+``--project`` its batch makers live in a sibling ``data.py`` it imports (project-wide analysis).
+The server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included.
 """
 from __future__ import annotations
 
@@ -53,6 +54,22 @@ def generated(lines: int) -> str:
         parts.append(BLOCK.format(i=i, w=8 + i % 5))
         i += 1
     return "".join(parts)
+
+
+def split_project(text: str, directory: Path) -> Path:
+    """Move the generated script's batch makers into ``data.py``; the script imports them."""
+    import re
+
+    makers = re.findall(r"\ndef make_batch\d+\(n\):\n(?:    .*\n)+", text)
+    names = re.findall(r"def (make_batch\d+)", "".join(makers))
+    (directory / "data.py").write_text("import numpy as np\nimport torch\n" + "\n".join(makers))
+    script = text
+    for maker in makers:
+        script = script.replace(maker, "\n")
+    header = "".join(f"from data import {name}\n" for name in names)
+    path = directory / "train.py"
+    path.write_text(header + script)
+    return path
 
 
 class Server:
@@ -140,11 +157,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("file", nargs="?")
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--lines", type=int, default=1000)
+    parser.add_argument("--project", action="store_true", help="import the batch makers from a sibling module")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         path = Path(args.file) if args.file else Path(directory) / "train.py"
         if not args.file:
             path.write_text(generated(args.lines))
+            if args.project:
+                path = split_project(path.read_text(), Path(directory))
         result = measure(path, args.edits)
     print(f"{result['lines']} lines, {result['findings']} findings: open {result['open_s'] * 1000:.0f} ms; "
           f"edit to diagnostics over {result['edits']} edits: median {result['median_s'] * 1000:.0f} ms, "
