@@ -3,7 +3,7 @@ decorators, a method's first parameter, the attributes a method assigns on ``sel
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 import libcst as cst
 
@@ -59,29 +59,17 @@ def first_param(fnode: Any) -> Optional[str]:
     return params[0].name.value if params else None
 
 
-def self_attributes_assigned(body: Any, owner: str) -> List[str]:
-    """Names ``X`` of ``owner.X = ...`` statements in a function body (nested blocks included,
-    nested functions and classes not). A statement-level walk: far cheaper than a visitor."""
-    found: List[str] = []
+def small_statements(body: Any) -> Iterator[Any]:
+    """The small statements (assignments, ``return``, ``break``...) of a body, nested blocks
+    included, nested functions and classes not. A statement-level walk: far cheaper than a
+    visitor."""
     stack = [body]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             stack.extend(node.body)
         elif isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                targets: List[Any] = []
-                if isinstance(small, cst.Assign):
-                    targets = [t.target for t in small.targets]
-                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                    targets = [small.target]
-                while targets:
-                    target = targets.pop()
-                    if isinstance(target, (cst.Tuple, cst.List)):
-                        targets.extend(e.value for e in target.elements)
-                    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                            and target.value.value == owner:
-                        found.append(target.attr.value)
+            yield from node.body
         elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)) or (
                 hasattr(cst, "TryStar") and isinstance(node, cst.TryStar)):
             stack.append(node.body)
@@ -93,6 +81,25 @@ def self_attributes_assigned(body: Any, owner: str) -> List[str]:
             final = getattr(node, "finalbody", None)
             if final is not None:
                 stack.append(final.body)
+
+
+def self_attributes_assigned(body: Any, owner: str) -> List[str]:
+    """Names ``X`` of ``owner.X = ...`` statements in a function body (nested blocks included,
+    nested functions and classes not)."""
+    found: List[str] = []
+    for small in small_statements(body):
+        targets: List[Any] = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets = [small.target]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (cst.Tuple, cst.List)):
+                targets.extend(e.value for e in target.elements)
+            elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value == owner:
+                found.append(target.attr.value)
     return found
 
 
@@ -103,26 +110,7 @@ _EARLY_EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 def leaves_early(body: Any) -> bool:
     """Whether a loop body may stop an iteration or the loop before its end (break,
     continue, return, raise), nested blocks included, nested functions and classes not."""
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            stack.extend(node.body)
-        elif isinstance(node, cst.SimpleStatementLine):
-            if any(isinstance(small, _EARLY_EXITS) for small in node.body):
-                return True
-        elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)) or (
-                hasattr(cst, "TryStar") and isinstance(node, cst.TryStar)):
-            stack.append(node.body)
-            orelse = getattr(node, "orelse", None)
-            if orelse is not None:
-                stack.append(orelse if isinstance(orelse, cst.If) else orelse.body)
-            for handler in getattr(node, "handlers", ()):
-                stack.append(handler.body)
-            final = getattr(node, "finalbody", None)
-            if final is not None:
-                stack.append(final.body)
-    return False
+    return any(isinstance(small, _EARLY_EXITS) for small in small_statements(body))
 
 
 def is_dataclass_decorated(class_node: Any) -> bool:
