@@ -7,6 +7,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
+from ...knowledge.symbolic_dims import as_dim, product
 from ...knowledge.torch_api import shape_from_size_args, shape_from_value
 from ...values import ScalarValue, SequenceValue, TensorValue
 from ..context import RuleContext
@@ -16,6 +17,11 @@ class Reshape(NamedTuple):
     source: TensorValue
     source_shape: Tuple[Any, ...]
     target: Tuple[Any, ...]
+
+    @property
+    def element_counts(self) -> Tuple[Any, Any]:
+        """(elements the tensor has, elements the target shape holds), as dims (products of sizes)."""
+        return as_dim(product(self.source_shape)), as_dim(product(self.target))
 
 
 def reshape_at(node: cst.Call, ctx: RuleContext) -> Optional[Reshape]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...knowledge.symbolic_dims import as_dim, product
 from ...values import describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
@@ -54,7 +53,7 @@ class ContractReshapeSizes(Rule):
         found = reshape_at(node, ctx)
         if found is None:
             return
-        have, want = as_dim(product(found.source_shape)), as_dim(product(found.target))
+        have, want = found.element_counts
         condition = sizes_condition(have, want, ctx)
         if condition is None:
             return

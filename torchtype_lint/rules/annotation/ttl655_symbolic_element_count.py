@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...knowledge.symbolic_dims import as_dim, product, ratio
+from ...knowledge.symbolic_dims import ratio
 from ...values import describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
@@ -74,7 +74,7 @@ class SymbolicElementCountMismatch(Rule):
         found = reshape_at(node, ctx)
         if found is None:
             return
-        have, want = as_dim(product(found.source_shape)), as_dim(product(found.target))
+        have, want = found.element_counts
         if not never_equal(have, want, ctx):
             return
         self.report(node, f"`{shown(node)}` views {describe_shape(found.source_shape)} ({have} elements) as "
