@@ -346,7 +346,8 @@ def check_notebook_source(raw: str, path: str, settings: Optional[Settings] = No
     if any(f.code in DISCARDED_RESULT_CODES for f in kept):  # parse cells again only then
         shown = displayed_lines(notebook)
         kept = [f for f in kept if not (f.code in DISCARDED_RESULT_CODES and f.location.line in shown)]
-    return FileResult(path, to_cell_findings(notebook, kept))
+    # The project modules the cells import: the cache re-checks the notebook when one changes.
+    return FileResult(path, to_cell_findings(notebook, kept), dependencies=result.dependencies)
 
 
 #: Codes that say a value is computed and thrown away: in a notebook, a cell's last bare
@@ -412,7 +413,8 @@ def with_notebook_fields(finding: Finding, data: Dict[str, Any]) -> Finding:
     if not data.get("cell"):
         return finding
     cells = list(data.get("provenance_cells") or []) + [0] * len(finding.provenance)
-    steps = tuple(CellProvenanceStep(s.line, s.column, s.snippet, s.note, cell=c)
+    # A step in an imported module (``data.py``) has no cell: it stays as it was.
+    steps = tuple(s if s.path else CellProvenanceStep(s.line, s.column, s.snippet, s.note, cell=c)
                   for s, c in zip(finding.provenance, cells))
     return NotebookFinding(finding.code, finding.message, finding.severity, finding.path, finding.location,
                            steps, finding.fix, node=finding.node, origin=finding.origin,
@@ -428,6 +430,9 @@ def to_cell_findings(notebook: Notebook, findings: Sequence[Finding]) -> List[Fi
         steps = []
         message = finding.message
         for step in finding.provenance:
+            if step.path:
+                steps.append(step)  # in an imported module (``data.py:6``): its lines are that file's
+                continue
             step_cell, step_line = notebook.locate(step.line)
             mapped = CellProvenanceStep(step_line, step.column, step.snippet, step.note, cell=step_cell.number)
             # The engine wrote joined-text lines into the message ("since line 12: `a`").

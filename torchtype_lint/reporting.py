@@ -231,9 +231,12 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
                                     "cellColumn": f.location.column + 1}
         if f.code in index:
             result["ruleIndex"] = index[f.code]
-        if f.provenance and cell is None:
+        # A notebook's steps in its own cells have no region of the .ipynb file; steps in an
+        # imported module (``data.py:6``) do.
+        located = [step for step in f.provenance if cell is None or step.path]
+        if located:
             related = []
-            for i, step in enumerate(f.provenance):
+            for i, step in enumerate(located):
                 related.append({
                     "id": i + 1,
                     "physicalLocation": {"artifactLocation": _artifact(step_path(f.path, step))

@@ -1,6 +1,10 @@
 """What the engine may ask about the analysed file's imports (``engine/modules.py``): which
 project file a name means, and that file's syntax tree. One object per analysed file; what it
 read is its ``dependencies`` (the cache's validity, see ``cache.py``).
+
+A notebook (``.ipynb``, its code cells analysed as one program) imports like a script run from its
+own directory, where Jupyter starts the kernel; it is no module of a package, so its own relative
+imports fail under Python and are never followed.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from .sources import ProjectSources
 
 #: Paths that name no file on disk: a text from stdin or an unsaved editor buffer.
 NOT_A_FILE = ("<stdin>", "-", "stdin", "<warm-up>")
+#: Notebooks import from their own directory and have no package (the module docstring).
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class ProjectImports:
@@ -20,7 +26,8 @@ class ProjectImports:
                  overlay: Optional[Mapping[str, str]] = None):
         #: The analysed file, resolved: importing it from another module is a cycle.
         self.path = os.path.realpath(os.path.abspath(path))
-        self.roots = import_roots(self.path, source_roots)
+        self.is_notebook = self.path.endswith(NOTEBOOK_SUFFIX)
+        self.roots = import_roots(self.path, source_roots, directory_first=self.is_notebook)
         self.sources = ProjectSources(self.roots, overlay)
         self.resolver = ModuleResolver(self.roots, self.sources.exists)
 
@@ -28,6 +35,8 @@ class ProjectImports:
         return self.resolver.absolute(dotted)
 
     def relative(self, importer: str, level: int, dotted: Optional[str]) -> Optional[str]:
+        if self.is_notebook and importer == self.path:
+            return None  # a notebook's kernel has no parent package: Python raises ImportError
         return self.resolver.relative(importer, level, dotted)
 
     def parse(self, path: str) -> Any:
@@ -48,6 +57,6 @@ class ProjectImports:
 def project_imports(path: str, source_roots: Sequence[str] = (),
                     overlay: Optional[Mapping[str, str]] = None) -> Optional[ProjectImports]:
     """The project view for the file at ``path``; None for a text that is no file."""
-    if not path or path in NOT_A_FILE or path.startswith("<") or path.endswith(".ipynb"):
+    if not path or path in NOT_A_FILE or path.startswith("<"):
         return None
     return ProjectImports(path, source_roots, overlay)

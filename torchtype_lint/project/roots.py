@@ -56,13 +56,14 @@ def is_inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
-def import_roots(path: str, configured_src: Sequence[str] = ()) -> ImportRoots:
-    """The roots for the file at ``path``; ``configured_src``: absolute ``src`` directories."""
+def import_roots(path: str, configured_src: Sequence[str] = (), directory_first: bool = False) -> ImportRoots:
+    """The roots for the file at ``path``; ``configured_src``: absolute ``src`` directories;
+    ``directory_first``: the file's directory is searched first even inside a package (a notebook)."""
     own_directory = os.path.dirname(os.path.abspath(path))
     root = os.path.realpath(project_root(path) or _above_packages(own_directory))
     candidates = list(configured_src) or [root, os.path.join(root, "src")]
-    if not os.path.isfile(os.path.join(own_directory, "__init__.py")):
-        candidates.insert(0, own_directory)  # a script: its directory comes first on sys.path
+    if directory_first or not os.path.isfile(os.path.join(own_directory, "__init__.py")):
+        candidates.insert(0, own_directory)  # a script or a notebook: its directory comes first on sys.path
     search = []
     for candidate in candidates:
         resolved = os.path.realpath(candidate)
