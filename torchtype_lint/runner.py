@@ -147,32 +147,43 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
 
 
 def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings",
-                        tree: Any = None, overlay: Optional[Dict[str, str]] = None) -> "FileResult":
+                        tree: Any = None, overlay: Optional[Dict[str, str]] = None,
+                        share_parses: bool = False) -> "FileResult":
     """``check.check_bytes`` (``check_source`` for a text, with CPython's ``tree`` of it when
     the caller has one) in a killable child process (``bounded.call_bounded``): for the front
     ends that analyse one text at a time (stdin, the flake8 plugin, the language server). The
     result has the source text and the project files read (``overlay``: path -> text of those
-    an editor has open), but no libcst nodes. Never raises."""
+    an editor has open), but no libcst nodes. Never raises.
+
+    ``share_parses``: this process lives on and analyses more files (flake8): it parses the
+    project modules the child parsed, once, for the next children to inherit
+    (``project/shared_parses.py``)."""
     from .check import warm_up
 
     warm_up()
     try:
-        dicts, source, dependencies = bounded.call_bounded(_check_for_transport, data, path, settings, tree,
-                                                           overlay, seconds=hard_deadline(settings))
+        dicts, source, dependencies, parsed = bounded.call_bounded(
+            _check_for_transport, data, path, settings, tree, overlay, seconds=hard_deadline(settings))
     except bounded.BoundExceeded as exc:
         why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
         return _file_result(path, [_tool_finding("TTL000", path, why)], settings)
+    if share_parses and parsed:
+        from .project.shared_parses import adopt
+
+        adopt(parsed)
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source, dependencies=dependencies)
 
 
 def _check_for_transport(data: Union[bytes, str], path: str, settings: "Settings", tree: Any,
                          overlay: Optional[Dict[str, str]] = None
-                         ) -> Tuple[List[Dict[str, Any]], Optional[str], Dict[str, Optional[str]]]:
+                         ) -> Tuple[List[Dict[str, Any]], Optional[str], Dict[str, Optional[str]], List[Any]]:
     from .check import check_bytes, check_source
+    from .project.shared_parses import parsed_keys
 
     result = check_source(data, path, settings, tree=tree, overlay=overlay) if isinstance(data, str) \
         else check_bytes(data, path, settings)
-    return [finding_to_dict(f) for f in result.findings], result.source, result.dependencies
+    return ([finding_to_dict(f) for f in result.findings], result.source, result.dependencies,
+            parsed_keys() if result.dependencies else [])
 
 
 # ---------------------------------------------------------------------- worker pool

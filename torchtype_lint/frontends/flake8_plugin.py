@@ -80,7 +80,10 @@ class TorchTypeChecker:
                                            ignore=selection.ignore)
             settings.respect_noqa = self._respect_noqa
             # In a killable child, like every front end; flake8's tree spares the screen a parse.
-            found = check_bytes_bounded(source, self.filename, settings, tree=self.tree).findings
+            # The project modules a child parses are parsed once here for the next children
+            # (a flake8 process checks many files importing the same modules).
+            found = check_bytes_bounded(source, self.filename, settings, tree=self.tree,
+                                        share_parses=True).findings
             findings = plan.apply_per_file_ignores(found)
         except Exception as exc:  # noqa: BLE001 - never take the host down (a bad config included)
             message = " ".join(str(exc).split())

@@ -58,9 +58,7 @@ class ProjectSources:
             _parsed.move_to_end(key)
             return _parsed[key]
         module = _parse(data)
-        _parsed[key] = module
-        while len(_parsed) > PARSE_CACHE_SIZE:
-            _parsed.popitem(last=False)
+        remember_parse(key, module)
         return module
 
     def _read(self, path: str) -> Optional[bytes]:
@@ -69,6 +67,13 @@ class ProjectSources:
         if path in self.overlay:
             return self.overlay[path].encode("utf-8", "surrogatepass")
         return read_module_bytes(path)
+
+
+def remember_parse(key: Tuple[str, str], module: Any) -> None:
+    """Keep ``module`` (or None: not readable) as the parse of ``key`` (path, SHA-256)."""
+    _parsed[key] = module
+    while len(_parsed) > PARSE_CACHE_SIZE:
+        _parsed.popitem(last=False)
 
 
 def dependency_hash(path: str) -> Optional[str]:
