@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
 import libcst as cst
 
 from ..values import TOP, Value, join
+from .module_cache import BodyWatch, body_key, recall, remember
 from .runtime import Frame
 from .syntax import dotted_name
 
@@ -43,7 +44,7 @@ MAX_PROJECT_MODULES = 32
 class Home:
     """A module whose code the interpreter runs: the analysed file or an imported one."""
 
-    __slots__ = ("path", "module", "frame", "annotation_facts", "loading", "submodules")
+    __slots__ = ("path", "module", "frame", "annotation_facts", "loading", "submodules", "imports_project")
 
     def __init__(self, path: Optional[str], module: Any, frame: Frame):
         self.path = path
@@ -56,6 +57,8 @@ class Home:
         self.loading = False
         #: Submodules bound as its attributes by imports (name -> their namespace).
         self.submodules: Dict[str, "ModuleNamespace"] = {}
+        #: Whether its body imported a project module (its result then depends on that one's).
+        self.imports_project = False
 
 
 class ModuleNamespace(Value):
@@ -183,6 +186,15 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
     if len(interp.loaded) >= MAX_PROJECT_MODULES:
         return None
     interp.check_deadline()
+    current = _defaults(interp)
+    at_import = interp.import_states.get(path, current)
+    key = body_key(interp, path, at_import)
+    kept = recall(interp, key, Home)
+    if kept is not None:  # its body ran in an earlier analysis of this process, to the same end
+        interp.loaded[path] = kept
+        for lazy in interp.pending_lazy.pop(path, ()):
+            resolve_lazy(interp, lazy)
+        return kept
     module = interp.project.parse(path)
     if not isinstance(module, cst.Module):
         interp.loaded[path] = None
@@ -196,9 +208,8 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
     saved = (interp.frame, interp.branch_depth, interp._conditional_calls, interp._speculative,
              interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth, interp._call_stack,
              interp._unrolling)
-    current = _defaults(interp)
-    at_import = interp.import_states.get(path, current)
     _set_defaults(interp, at_import)
+    watch = BodyWatch(interp)
     pending = len(interp._pending_functions)
     interp.frame, interp.branch_depth, interp._conditional_calls, interp._speculative = home.frame, 0, 0, False
     interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth = [], 0, 0
@@ -206,6 +217,7 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
     try:
         with entered(interp, home):
             interp.exec_block([s for s in module.body if not _is_main_guard(s)])
+        remember(interp, key, home, watch)  # for the next analyses in this process, if sound
     finally:
         # Its functions are analysed when the analysed file calls them, never on their own.
         del interp._pending_functions[pending:]
@@ -253,6 +265,7 @@ def import_module(interp: "Interpreter", alias: cst.ImportAlias) -> bool:
     path = project.absolute(dotted)
     if path is None:
         return False
+    interp.home.imports_project = True
     if alias.asname is not None:
         if isinstance(alias.asname.name, cst.Name):
             interp.bind(alias.asname.name.value, _namespace(interp, path))
@@ -298,6 +311,7 @@ def import_from(interp: "Interpreter", stmt: cst.ImportFrom) -> bool:
     if not level and path is None and not any(
             dotted_name(alias.name) is not None and submodule(dotted_name(alias.name)) for alias in names):
         return False  # not the project's (a namespace package's submodules excepted): a library
+    interp.home.imports_project = True
     if path is not None:
         interp.import_states.setdefault(path, _defaults(interp))
     if isinstance(stmt.names, cst.ImportStar):
