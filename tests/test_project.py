@@ -3,7 +3,8 @@ where another module uses it.
 
 The fixture projects under ``fixtures/projects/<name>/{bug,fixed}`` (absolute imports, relative
 imports, a package's ``__init__`` re-export and ``import pkg.mod as m``, a src layout, an import
-cycle, a name shadowed by a local binding) are checked through the console script and flake8
+cycle, a name shadowed by a local binding, a function of another module that fails only with the
+importer's arguments, reported at the importer's call) are checked through the console script and flake8
 (the language server: tests/test_lsp.py); each bug variant is also run with torch, which must
 fail the way the finding says, and each fixed twin must run clean. The project whose importer is
 a notebook (flake8 reads no notebooks) has its own tests: tests/test_project_notebooks.py.
@@ -32,7 +33,8 @@ NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and p.name not i
 CLI = [sys.executable, "-m", "torchtype_lint"]
 #: How each bug project is run as a program (the entry point and the extra sys.path entries).
 ENTRY = {"absolute": ("train.py", ""), "relative": ("-m pkg.train", ""), "reexport": ("train.py", ""),
-         "src_layout": ("scripts/train.py", "src"), "cycle": ("model.py", ""), "shadowed": ("train.py", "")}
+         "src_layout": ("scripts/train.py", "src"), "cycle": ("model.py", ""), "shadowed": ("train.py", ""),
+         "call_site": ("train.py", "")}
 
 Expected = Set[Tuple[str, int, str]]
 
@@ -294,3 +296,49 @@ def test_functions_nobody_calls_do_not_load_modules(tmp_path):
     lib = check_source((tmp_path / "lib.py").read_text(), str(tmp_path / "lib.py"), keep_analysis=True)
     assert lib.findings == [] and lib.interpreter.loaded == {}
     assert _codes(tmp_path / "script.py") == ["TTL202"]
+
+
+PROJECTION = "import torch\n\nW = torch.randn(4, 4, dtype=torch.float64)\n\n\ndef project(x):\n    return x @ W\n"
+
+
+def _findings(path: Path) -> List[Tuple[int, str, str]]:
+    result = check_source(path.read_text(), str(path))
+    return [(f.line, f.code, f.message) for f in result.findings]
+
+
+def test_a_failure_inside_an_imported_function_is_reported_once_at_the_call(tmp_path):
+    # project(x) fails in data.py:7 only for what train.py passes; data.py alone is silent.
+    _write(tmp_path, {"pyproject.toml": "", "data.py": PROJECTION,
+                      "train.py": "import torch\nfrom data import project\n\nx = torch.ones(2, 4)\n"
+                                  "y = project(x)\nz = project(x)\n"})
+    [(line, code, message)] = _findings(tmp_path / "train.py")  # once: torch stops at the first
+    assert (line, code) == (5, "TTL401")
+    assert message.startswith("`project(x)` fails in data.py:7: ") and "since data.py:3" in message
+    assert _findings(tmp_path / "data.py") == []
+
+
+def test_only_the_calls_whose_arguments_fail_are_reported(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "data.py": PROJECTION,
+                      "train.py": "import torch\nfrom data import project\n\n"
+                                  "a = project(torch.ones(2, 4, dtype=torch.float64))\n"
+                                  "b = project(torch.ones(2, 4))\n"
+                                  "def later(t):\n    return project(t)\n"})
+    assert [(line, code) for line, code, _ in _findings(tmp_path / "train.py")] == [(5, "TTL401")]
+
+
+def test_a_failure_the_module_reports_itself_is_not_repeated_at_the_call(tmp_path):
+    # broken() fails whatever its caller passes: data.py's own finding, not train.py's.
+    _write(tmp_path, {"pyproject.toml": "",
+                      "data.py": "import torch\n\n\ndef broken(n):\n"
+                                 "    return torch.ones(2, 3) @ torch.ones(3, 2, dtype=torch.float64)\n",
+                      "train.py": "from data import broken\n\ny = broken(4)\n"})
+    assert [code for _, code, _ in _findings(tmp_path / "data.py")] == ["TTL401"]
+    assert _findings(tmp_path / "train.py") == []
+
+
+def test_a_failure_in_an_imported_modules_body_stays_with_that_module(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "",
+                      "data.py": PROJECTION + "\nBAD = project(torch.ones(2, 4))\n",
+                      "train.py": "import torch\nfrom data import W\n\ny = torch.ones(2, 4, dtype=torch.float64) @ W\n"})
+    assert [(line, code) for line, code, _ in _findings(tmp_path / "data.py")] == [(7, "TTL401")]  # in project, as in-file code is
+    assert _findings(tmp_path / "train.py") == []

@@ -20,7 +20,7 @@ from ..values import (
 from ..knowledge.symbolic_dims import SizeSymbol
 from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
-from .modules import entered, home_of
+from .modules import entered, home_of, running_call
 from .runtime import Assignment, Frame
 from .syntax import first_param, function_name, has_decorator, is_transparent, self_attributes_assigned
 
@@ -89,7 +89,8 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
         key = None  # a nested function reads its enclosing frame, which the key does not cover
     if key is not None and key in interp._memo and not force:
         return interp._memo[key]
-    result = run_function(interp, fn, params)
+    with running_call(interp, fnode, node):  # a call into another module's code: its reports are the call's
+        result = run_function(interp, fn, params)
     if key is not None:
         interp._memo[key] = result
     inferred = result

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -44,7 +44,8 @@ MAX_PROJECT_MODULES = 32
 class Home:
     """A module whose code the interpreter runs: the analysed file or an imported one."""
 
-    __slots__ = ("path", "module", "frame", "annotation_facts", "loading", "submodules", "imports_project")
+    __slots__ = ("path", "module", "frame", "annotation_facts", "loading", "submodules", "imports_project",
+                 "calls_out")
 
     def __init__(self, path: Optional[str], module: Any, frame: Frame):
         self.path = path
@@ -59,6 +60,9 @@ class Home:
         self.submodules: Dict[str, "ModuleNamespace"] = {}
         #: Whether its body imported a project module (its result then depends on that one's).
         self.imports_project = False
+        #: The analysed file's calls now running code of other project modules, innermost last
+        #: (kept on the analysed file's home only): a report made there belongs to the last.
+        self.calls_out: List[Any] = []
 
 
 class ModuleNamespace(Value):
@@ -160,14 +164,31 @@ def home_of(interp: "Interpreter", fnode: Any) -> Home:
 
 
 @contextmanager
-def entered(interp: "Interpreter", home: Home) -> Iterator[None]:
-    """Run code of ``home``: its globals, its module (for annotations); outside the analysed
-    file nothing is recorded, so rules and ``explain`` see only the analysed file's nodes."""
+def running_call(interp: "Interpreter", fnode: Any, node: Any) -> Iterator[None]:
+    """A call ``node`` of the analysed file (recording) to ``fnode``, a function of another
+    project module: while it runs, rules see that function's nodes in the caller's context,
+    and what they report is the call's (``project/call_sites.py``)."""
+    main = interp.main_home
+    outgoing = node is not None and interp.recording and interp.home is main and home_of(interp, fnode) is not main
+    if outgoing:
+        main.calls_out.append(node)
+    try:
+        yield
+    finally:
+        if outgoing:
+            main.calls_out.pop()
+
+
+@contextmanager
+def entered(interp: "Interpreter", home: Home, body: bool = False) -> Iterator[None]:
+    """Run code of ``home``: its globals, its module (for annotations). Code of another module
+    is recorded (rules see it) only while a call of the analysed file runs it, never its body
+    (``body``) nor a function analysed on its own: its own analysis reports those."""
     saved = (interp.home, interp.globals, interp.module, interp.annotation_facts, interp.recording)
     interp.home.annotation_facts = interp.annotation_facts
     interp.home, interp.globals, interp.module = home, home.frame, home.module
     interp.annotation_facts = home.annotation_facts
-    interp.recording = interp.recording and home is interp.main_home
+    interp.recording = interp.recording and not body and (home is interp.main_home or bool(interp.main_home.calls_out))
     try:
         yield
     finally:
@@ -215,7 +236,7 @@ def load(interp: "Interpreter", path: Optional[str]) -> Optional[Home]:
     interp.autocast_dtypes, interp.autocast_depth, interp.no_grad_depth = [], 0, 0
     interp._call_stack, interp._unrolling = [], 0
     try:
-        with entered(interp, home):
+        with entered(interp, home, body=True):
             interp.exec_block([s for s in module.body if not _is_main_guard(s)])
         remember(interp, key, home, watch)  # for the next analyses in this process, if sound
     finally:

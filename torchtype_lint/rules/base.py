@@ -53,6 +53,9 @@ class Report:
     #: the checker keeps one report per root cause (``torchtype_lint/root_causes.py``).
     explains: Any = None
     cause_warning: bool = False
+    #: The analysed file's call whose run of another project module's code made this report
+    #: (``RuleContext.call_site``); the report is shown there (``project/call_sites.py``).
+    call_site: Any = None
 
 
 class Rule:

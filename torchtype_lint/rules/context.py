@@ -45,6 +45,14 @@ class RuleContext:
         """The node whose listeners are running (for front ends that snapshot facts)."""
         return self._interpreter.notifying
 
+    def call_site(self) -> Any:
+        """The analysed file's call whose run of another project module's code is under way,
+        when the node being judged is in that code (a report made now belongs to the call);
+        None in the analysed file's own code."""
+        interpreter = self._interpreter
+        calls = interpreter.main_home.calls_out
+        return calls[-1] if calls and interpreter.home is not interpreter.main_home else None
+
     @property
     def module(self) -> Any:
         """The file's libcst syntax tree (for rules that look at the whole file)."""
