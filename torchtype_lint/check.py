@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .findings import Finding, Location, ProvenanceStep
 from .noqa import is_suppressed, noqa_map
+from .project.call_sites import at_call_sites
 from .project.imports import ProjectImports, project_imports
 from .root_causes import one_report_per_root_cause
 from .rules.base import Report, Rule, all_rules
@@ -191,13 +192,17 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
              deadline: float, project: Optional[ProjectImports] = None) -> Tuple[List[Finding], Interpreter]:
     made: Dict[Tuple[str, Any], Report] = {}
 
-    def sink(report: Report, _ctx: RuleContext) -> None:
+    def sink(report: Report, ctx: RuleContext) -> None:
         # One report per (rule, node): a function analysed in several contexts reports once.
-        made.setdefault((report.code, report.node), report)
+        if (report.code, report.node) not in made:
+            report.call_site = ctx.call_site()  # made in another module's code this file's call runs
+            made[(report.code, report.node)] = report
 
-    interpreter, ctx = run_rules(module, enabled_rules(settings.selection),
-                                 deadline - time.monotonic(), sink, project)
-    reports = one_report_per_root_cause(list(made.values()), ctx.settled_causes)
+    rule_classes = enabled_rules(settings.selection)
+    interpreter, ctx = run_rules(module, rule_classes, deadline - time.monotonic(), sink, project)
+    # Failures inside imported functions that this file's arguments cause: at this file's calls.
+    reports = one_report_per_root_cause(at_call_sites(list(made.values()), interpreter, rule_classes, deadline),
+                                        ctx.settled_causes)
     if not reports:
         return [], interpreter
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
