@@ -20,6 +20,17 @@ DISCARDED = textwrap.dedent("""\
     """)
 
 
+@pytest.fixture(autouse=True)
+def fresh_resident_child():
+    """In-process flake8 runs analyse in this process's resident child (resident.py), forked
+    with what this process held then: a test's monkeypatches reach it only if it starts after."""
+    from torchtype_lint.resident import stop_resident
+
+    stop_resident()
+    yield
+    stop_resident()
+
+
 def _run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
 

@@ -24,6 +24,7 @@ from . import bounded
 from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
 from .files import discover
 from .findings import Finding, Location
+from .resident import call_resident
 from .screen import MAX_SOURCE_CHARS
 
 from .settings import DEFAULT_TIME_BUDGET, FileResult
@@ -148,42 +149,37 @@ def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResul
 
 def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings",
                         tree: Any = None, overlay: Optional[Dict[str, str]] = None,
-                        share_parses: bool = False) -> "FileResult":
+                        resident: bool = False) -> "FileResult":
     """``check.check_bytes`` (``check_source`` for a text, with CPython's ``tree`` of it when
     the caller has one) in a killable child process (``bounded.call_bounded``): for the front
     ends that analyse one text at a time (stdin, the flake8 plugin, the language server). The
     result has the source text and the project files read (``overlay``: path -> text of those
     an editor has open), but no libcst nodes. Never raises.
 
-    ``share_parses``: this process lives on and analyses more files (flake8): it parses the
-    project modules the child parsed, once, for the next children to inherit
-    (``project/shared_parses.py``)."""
+    ``resident``: in this process's resident child (``resident.py``), which keeps what it
+    loaded (imported project modules, parsed and run, kept by content hash) for the next file:
+    for a front end that is handed one file after another (flake8)."""
     from .check import warm_up
 
     warm_up()
     try:
-        dicts, source, dependencies, parsed = bounded.call_bounded(
+        call = call_resident if resident else bounded.call_bounded
+        dicts, source, dependencies = call(
             _check_for_transport, data, path, settings, tree, overlay, seconds=hard_deadline(settings))
     except bounded.BoundExceeded as exc:
         why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
         return _file_result(path, [_tool_finding("TTL000", path, why)], settings)
-    if share_parses and parsed:
-        from .project.shared_parses import adopt
-
-        adopt(parsed)
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source, dependencies=dependencies)
 
 
 def _check_for_transport(data: Union[bytes, str], path: str, settings: "Settings", tree: Any,
                          overlay: Optional[Dict[str, str]] = None
-                         ) -> Tuple[List[Dict[str, Any]], Optional[str], Dict[str, Optional[str]], List[Any]]:
+                         ) -> Tuple[List[Dict[str, Any]], Optional[str], Dict[str, Optional[str]]]:
     from .check import check_bytes, check_source
-    from .project.shared_parses import parsed_keys
 
     result = check_source(data, path, settings, tree=tree, overlay=overlay) if isinstance(data, str) \
         else check_bytes(data, path, settings)
-    return ([finding_to_dict(f) for f in result.findings], result.source, result.dependencies,
-            parsed_keys() if result.dependencies else [])
+    return [finding_to_dict(f) for f in result.findings], result.source, result.dependencies
 
 
 # ---------------------------------------------------------------------- worker pool
