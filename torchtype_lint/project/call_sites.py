@@ -18,23 +18,25 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..rules.base import Report
+from .imports import project_imports
 
 #: Characters of the call shown in the message before it is shortened.
 CALL_SNIPPET_CHARS = 60
 
 
 def at_call_sites(reports: Sequence[Report], interpreter: Any, rule_classes: Sequence[type],
-                  deadline: float) -> List[Report]:
+                  deadline: float, run_rules: Callable[..., Any]) -> List[Report]:
     """``reports`` (in the order they were made), each report made in another module's code
-    replaced by its report at the analysed file's call, or dropped (see the module docstring)."""
+    replaced by its report at the analysed file's call, or dropped (see the module docstring).
+    ``run_rules``: ``check.run_rules``, given rather than imported (check imports this module)."""
     kept: List[Report] = []
     done: Set[Tuple[str, Any]] = set()
-    modules = _Modules(interpreter, rule_classes, deadline)
+    modules = _Modules(interpreter, rule_classes, deadline, run_rules)
     for report in reports:
         site = report.call_site
         if site is None:
@@ -62,10 +64,12 @@ class _Modules:
     """The loaded project modules: where a node is, and what each module's own analysis
     reports (computed on first need: only for modules holding a failure)."""
 
-    def __init__(self, interpreter: Any, rule_classes: Sequence[type], deadline: float):
+    def __init__(self, interpreter: Any, rule_classes: Sequence[type], deadline: float,
+                 run_rules: Callable[..., Any]):
         self.homes = [h for h in interpreter.loaded.values() if h is not None]
         self.rule_classes = rule_classes
         self.deadline = deadline
+        self.run_rules = run_rules
         self.positions: Dict[str, Any] = {}
         self.reports: Dict[str, Optional[Set[Tuple[str, Any]]]] = {}
 
@@ -90,15 +94,12 @@ class _Modules:
         return self.reports[home.path]
 
     def _analyse(self, home: Any) -> Optional[Set[Tuple[str, Any]]]:
-        from ..check import run_rules  # check.py imports this module
-        from .imports import project_imports
-
         made: Set[Tuple[str, Any]] = set()
         budget = self.deadline - time.monotonic()
         if budget <= 0:
             return None
         try:
-            run_rules(home.module, self.rule_classes, budget,
+            self.run_rules(home.module, self.rule_classes, budget,
                       lambda report, _ctx: made.add((report.code, report.node)), project_imports(home.path))
         except Exception:  # noqa: BLE001 - its budget spent or a failure: which is whose is unknown
             return None
