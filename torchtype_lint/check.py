@@ -201,8 +201,8 @@ def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
     rule_classes = enabled_rules(settings.selection)
     interpreter, ctx = run_rules(module, rule_classes, deadline - time.monotonic(), sink, project)
     # Failures inside imported functions that this file's arguments cause: at this file's calls.
-    reports = one_report_per_root_cause(at_call_sites(list(made.values()), interpreter, rule_classes, deadline),
-                                        ctx.settled_causes)
+    made_here = at_call_sites(list(made.values()), interpreter, rule_classes, deadline, run_rules)
+    reports = one_report_per_root_cause(made_here, ctx.settled_causes)
     if not reports:
         return [], interpreter
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
