@@ -4,9 +4,12 @@
 ``project`` object: ``project/imports.py``; the engine only asks it for files and syntax trees).
 The module's body runs once per analysis, the way Python runs it once per process, in its own
 global scope (a ``Home``), with recording off: rules never see its nodes, only the values that
-reach the analysed file. Its top-level functions and classes become the same ``FunctionValue``
-and ``ClassValue`` as the file's own, so a call runs the body with the caller's arguments (in
-the callee's module: ``run_function`` enters its home). Values keep their ``Origin`` nodes, so
+reach the analysed file (its own analysis reports its body; a body whose result cannot differ
+is reused across analyses: ``module_cache.py``). Its top-level functions and classes become the
+same ``FunctionValue`` and ``ClassValue`` as the file's own, so a call runs the body with the
+caller's arguments (in the callee's module: ``run_function`` enters its home); while a call of
+the analysed file runs it, rules judge its nodes, and what they report is that call's
+(``running_call``, ``project/call_sites.py``). Values keep their ``Origin`` nodes, so
 provenance points into the other file (``check.py`` finds which).
 
 Loading is lazy: ``from data import make_batch`` binds a ``LazyName``, and ``data.py`` is parsed
