@@ -8,12 +8,14 @@ from __future__ import annotations
 import ast
 import time
 import os
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
+from .engine.units import Unit, UnitSelection
 from .findings import Finding, Location, ProvenanceStep
 from .noqa import is_suppressed, noqa_map
 from .project.call_sites import at_call_sites
@@ -153,7 +155,8 @@ def enabled_rules(selection: Selection) -> List[type]:
 
 def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: float,
               sink: Callable[[Report, RuleContext], None],
-              project: Optional[ProjectImports] = None) -> Tuple[Interpreter, RuleContext]:
+              project: Optional[ProjectImports] = None,
+              selection: Optional[UnitSelection] = None, source: Optional[str] = None) -> Tuple[Interpreter, RuleContext]:
     """Interpret ``module`` with the rules listening; every report goes to ``sink``.
 
     The one place rules meet the engine: each rule sees a ``RuleContext`` wrapping the
@@ -184,48 +187,95 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
     interpreter = Interpreter(module, listeners, time_budget, project)
     ctx = RuleContext(interpreter)  # the reports' sink reads it: bound before the run
     interpreter.listener_context = ctx
-    interpreter.run()
+    interpreter.source_text = source
+    interpreter.run(selection)
     return interpreter, ctx
 
 
 def _analyse(module: cst.Module, source: str, path: str, settings: Settings,
              deadline: float, project: Optional[ProjectImports] = None) -> Tuple[List[Finding], Interpreter]:
-    made: Dict[Tuple[str, Any], Report] = {}
+    run = run_units(module, settings, deadline, project, source=source)
+    return findings_from_reports(run.reports, run.settled, module, source, path, settings, run.interpreter,
+                                 deadline), run.interpreter
+
+
+@dataclass
+class UnitsRun:
+    """What one run of the rules over a file made, each report with the unit that made it
+    (``engine/units.py``; the language server re-runs only some units and keeps the rest)."""
+
+    interpreter: Interpreter
+    reports: List[Tuple[Unit, Report]]
+    #: Root causes the code itself settles (``RuleContext.settle_cause``), by unit.
+    settled: List[Tuple[Unit, Any]]
+
+
+def run_units(module: cst.Module, settings: Settings, deadline: float,
+              project: Optional[ProjectImports] = None, selection: Optional[UnitSelection] = None,
+              source: Optional[str] = None) -> UnitsRun:
+    made: List[Tuple[Unit, Report]] = []
 
     def sink(report: Report, ctx: RuleContext) -> None:
-        # One report per (rule, node): a function analysed in several contexts reports once.
-        if (report.code, report.node) not in made:
-            report.call_site = ctx.call_site()  # made in another module's code this file's call runs
-            made[(report.code, report.node)] = report
+        report.call_site = ctx.call_site()  # made in another module's code this file's call runs
+        made.append((ctx.unit, report))
 
-    rule_classes = enabled_rules(settings.selection)
-    interpreter, ctx = run_rules(module, rule_classes, deadline - time.monotonic(), sink, project)
+    interpreter, ctx = run_rules(module, enabled_rules(settings.selection), deadline - time.monotonic(), sink,
+                                 project, selection, source)
+    return UnitsRun(interpreter, made, ctx.settled_by_unit)
+
+
+def findings_from_reports(reports: Sequence[Tuple[Unit, Report]], settled: Sequence[Tuple[Unit, Any]],
+                          module: cst.Module, source: str, path: str, settings: Settings,
+                          interpreter: Interpreter, deadline: float, positions: Optional[Mapping[Any, Any]] = None,
+                          homes: Sequence[Any] = ()) -> List[Finding]:
+    """The findings of ``reports`` (in the order the units ran): one per (rule, node), failures
+    in imported code at this file's calls, one per root cause, placed (``positions``: node ->
+    range, resolved here when not given; ``homes``: imported modules reused reports may point
+    into), less what ``# noqa`` suppresses."""
+    made: Dict[Tuple[str, Any], Report] = {}
+    for _, report in reports:
+        # One report per (rule, node): a function analysed in several contexts reports once.
+        made.setdefault((report.code, report.node), report)
+    loaded = _Loaded(interpreter, homes)
     # Failures inside imported functions that this file's arguments cause: at this file's calls.
-    made_here = at_call_sites(list(made.values()), interpreter, rule_classes, deadline, run_rules)
-    reports = one_report_per_root_cause(made_here, ctx.settled_causes)
-    if not reports:
-        return [], interpreter
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    at_calls = at_call_sites(list(made.values()), loaded, enabled_rules(settings.selection), deadline,
+                             run_rules)
+    kept = one_report_per_root_cause(at_calls, {cause for _, cause in settled})
+    if not kept:
+        return []
+    if positions is None:
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = source.splitlines()
     noqa = noqa_map(lines) if settings.respect_noqa else {}
     findings = []
-    elsewhere = _ProjectPositions(interpreter, path)
-    for report in reports:
-        if report.node not in positions and interpreter.loaded:
+    elsewhere = _ProjectPositions(loaded, path)
+    for report in kept:
+        if report.node not in positions and loaded.loaded:
             continue  # reported on a node of an imported module: its own analysis reports it
         finding = _to_finding(report, path, module, positions, elsewhere)
         if is_suppressed(finding.code, finding.line, noqa):
             continue
         findings.append(finding)
     findings.sort(key=Finding.sort_key)
-    return findings, interpreter
+    return findings
+
+
+class _Loaded:
+    """The project modules an analysis loaded, with those a reused report may point into (the
+    language server's partial runs load only what the units they run use)."""
+
+    def __init__(self, interpreter: Interpreter, homes: Sequence[Any] = ()):
+        self.main_home = interpreter.main_home
+        self.loaded: Dict[str, Any] = dict(interpreter.loaded)
+        for home in homes:
+            self.loaded.setdefault(home.path, home)
 
 
 class _ProjectPositions:
     """Where a node of an imported project module is: its file (relative to the finding's
     file's directory) and position; positions of a module are resolved on first need."""
 
-    def __init__(self, interpreter: Interpreter, path: str):
+    def __init__(self, interpreter: Any, path: str):
         self.homes = [h for h in interpreter.loaded.values() if h is not None]
         self.main_path = interpreter.main_home.path
         self.resolved: Dict[str, Any] = {}

@@ -62,6 +62,7 @@ from .modules import (
     Home, LazyName, ModuleNamespace, assign_namespace_attribute, import_from, import_module, resolve_lazy,
 )
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
+from .units import END, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
 from .syntax import OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, target_names
 
 __all__ = [
@@ -84,6 +85,8 @@ class Interpreter:
     def __init__(self, module: cst.Module, listeners: Optional[Dict[type, List[Listener]]] = None,
                  time_budget: float = DEFAULT_TIME_BUDGET, project: Any = None):
         self.module = module
+        #: The file's text when the checker has it (rules' cheap whole-file text tests).
+        self.source_text: Optional[str] = None
         self.listeners: Dict[type, List[Listener]] = listeners or {}
         #: What listeners get as their second argument (the interpreter itself by default;
         #: the checker gives rules a RuleContext instead).
@@ -114,7 +117,16 @@ class Interpreter:
         self._call_stack: List[Any] = []
         self._memo: Dict[Any, Value] = {}
         self._prototypes: Dict[Any, InstanceValue] = {}
-        self._pending_functions: List[Tuple[FunctionValue, Frame]] = []
+        #: (function, the frame it was defined in, the top-level statement that defined it).
+        self._pending_functions: List[Tuple[FunctionValue, Frame, int]] = []
+        #: What runs now: a top-level statement, a standalone analysis, or the end of the file.
+        self.unit = Unit(STATEMENT, 0)
+        #: Top-level statement index -> the global state before / after it ran.
+        self.states_before: Dict[int, GlobalState] = {}
+        self.states_after: Dict[int, GlobalState] = {}
+        self.final_state: Optional[GlobalState] = None
+        #: The top-level statement control cannot get past (``raise SystemExit``), if any.
+        self.terminated_at: Optional[int] = None
         #: Functions seen to contain ``yield`` (found while running their body: a libcst
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
@@ -163,26 +175,67 @@ class Interpreter:
 
     # ------------------------------------------------------------------ public API
 
-    def run(self) -> "Interpreter":
+    def run(self, selection: Optional[UnitSelection] = None) -> "Interpreter":
+        """Analyse the file: its top-level statements in order, then its functions on their own.
+
+        ``selection`` (the language server's incremental re-analysis) runs only some top-level
+        statements and some standalone analyses, each under the global state (default dtype,
+        device) it had in the full analysis it replays; ``unit`` always names what is running,
+        so every report can be attributed to the statement or analysis that made it."""
         if time.monotonic() > self._deadline:  # parsing may have used the whole budget
             raise AnalysisBudgetExceeded()
-        self.exec_block(self.module.body)
+        for index, stmt in enumerate(self.module.body):
+            if selection is not None:
+                if index not in selection.statements:
+                    continue
+                state = selection.states_before.get(index)
+                if state is not None:  # None: a new statement, after the one that ran before it
+                    self.set_global_state(state)
+            self.unit = Unit(STATEMENT, index)
+            self.states_before[index] = self.global_state()
+            terminated = self.exec_stmt(stmt)
+            self.states_after[index] = self.global_state()
+            # Rules listening to cst.Module settle what they deferred (TTL103 waits for the
+            # `if isinstance(...)` around a comparison) at the end of each unit.
+            self._notify(self.module)
+            if terminated:
+                self.terminated_at = index
+                break
+        if selection is not None:
+            self.set_global_state(selection.final_state)
+        self.final_state = self.global_state()
         # Functions never called from module level are analysed once on their own, with
         # parameters known only from annotations. When (or whether) they run is unknown, so
         # what they do to objects that outlive them (a module-level model, a prototype's
         # layers) is only a possibility: weak updates, see _weak_update().
         self._speculative = True
         while self._pending_functions:
-            fn, frame = self._pending_functions.pop(0)
+            fn, frame, owner = self._pending_functions.pop(0)
             if fn.node in self._analysed_standalone:
+                continue
+            if selection is not None and owner not in selection.standalone:
                 continue
             self._analysed_standalone.add(fn.node)
             self._fresh_ids = set()
+            self.unit = Unit(STANDALONE, owner)
             analyse_standalone(self, fn, frame)
+            self._notify(self.module)
         # The module node is "evaluated" last: rules listening to cst.Module see the whole
         # file's facts (e.g. to drop a warning whose root cause a later error explained).
+        self.unit = Unit(END, 0)
         self._notify(self.module)
         return self
+
+    def global_state(self) -> GlobalState:
+        """The switches a statement may flip for all later ones (``torch.set_default_dtype``,
+        a move to CUDA): the incremental re-analysis checks they replay identically."""
+        return GlobalState(self.default_float, self.uncertain_defaults, self.default_device_unknown,
+                           self.moves_to_cuda)
+
+    def set_global_state(self, state: GlobalState) -> None:
+        self.default_float, self.uncertain_defaults = state.default_float, state.uncertain_defaults
+        self.default_device_unknown, self.moves_to_cuda = state.default_device_unknown, state.moves_to_cuda
+        self.tenv.default_float = state.default_float
 
     def value(self, node: Any) -> Value:
         """The value of ``node`` in the current context (for listeners)."""
@@ -603,7 +656,7 @@ class Interpreter:
             self.eval(deco.decorator)
         self._evaluate_defaults(stmt)
         self.bind(stmt.name.value, fn)
-        self._pending_functions.append((fn, self.frame))
+        self._pending_functions.append((fn, self.frame, self.unit.index))
         if stmt.returns is not None:
             self.annotated_returns[stmt] = annotation_value(self, stmt.returns.annotation)
         return False
@@ -664,7 +717,7 @@ class Interpreter:
         self.bind(stmt.name.value, cls)
         for fn in methods.values():
             if fn.owner is cls:
-                self._pending_functions.append((fn, outer))
+                self._pending_functions.append((fn, outer, self.unit.index))
         return False
 
     # ------------------------------------------------------------------ targets

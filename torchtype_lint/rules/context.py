@@ -9,7 +9,7 @@ report. The "one root cause, one report" policy itself is the checker's
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple, TypeVar
 
 import libcst as cst
 
@@ -35,6 +35,8 @@ class RuleContext:
         #: Root causes (e.g. a numpy conversion) a rule found to be the user's explicit choice:
         #: warnings about them are dropped as if an error had explained them.
         self.settled_causes: Set[Any] = set()
+        #: (unit, cause) for each settle_cause call, in order (engine/units.py).
+        self.settled_by_unit: List[Tuple[Any, Any]] = []
         #: node -> (what it resolved to in the evaluation under way, its OpCall)
         self._op_calls: Dict[Any, Any] = {}
 
@@ -52,6 +54,16 @@ class RuleContext:
         interpreter = self._interpreter
         calls = interpreter.main_home.calls_out
         return calls[-1] if calls and interpreter.home is not interpreter.main_home else None
+
+    @property
+    def source(self) -> Optional[str]:
+        """The file's text, when the front end gave it (for cheap whole-file text tests)."""
+        return self._interpreter.source_text
+
+    @property
+    def unit(self) -> Any:
+        """The unit of the analysis that runs now (``engine/units.py``): reports are kept by it."""
+        return self._interpreter.unit
 
     @property
     def module(self) -> Any:
@@ -149,3 +161,4 @@ class RuleContext:
     def settle_cause(self, node: Any) -> None:
         """``node`` (a root cause) is handled by the code itself: warnings about it go."""
         self.settled_causes.add(node)
+        self.settled_by_unit.append((self._interpreter.unit, node))

@@ -15,6 +15,7 @@ cast settles it (``torchtype_lint/root_causes.py``).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import libcst as cst
@@ -60,10 +61,18 @@ class _DoublePrecisionFile:
 
     def found(self, ctx: RuleContext) -> bool:
         if self._found is None:
-            finder = _DoubleFinder()
-            ctx.module.visit(finder)
-            self._found = finder.found
+            source = ctx.source
+            if source is not None and not _DOUBLE_HINT.search(source):
+                self._found = False  # none of the words: no need to walk the whole tree
+            else:
+                finder = _DoubleFinder()
+                ctx.module.visit(finder)
+                self._found = finder.found
         return self._found
+
+
+#: Text every spelling _DoubleFinder looks for contains (a superset: the walk decides).
+_DOUBLE_HINT = re.compile(r"float64|double|complex|cdouble|[0-9.][jJ]\b")
 
 
 class _DoubleFinder(cst.CSTVisitor):

@@ -1,0 +1,44 @@
+"""The units an analysis is made of, so that a re-analysis can run only some of them.
+
+A file's analysis is a sequence of units: each top-level statement in order, then the
+standalone analysis of the functions each statement defined, then the end of the file. Every
+report is made while exactly one unit runs (``Interpreter.unit``). The language server's
+incremental re-analysis (``torchtype_lint/incremental``) runs the units an edit can change,
+with the global state each had before (``GlobalState``), and keeps the other units' reports.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet, Mapping, Optional
+
+#: Unit kinds, in the order they run.
+STATEMENT, STANDALONE, END = 0, 1, 2
+
+
+@dataclass(frozen=True, order=True)
+class Unit:
+    kind: int
+    #: The top-level statement (for STANDALONE: the one that defined the functions).
+    index: int
+
+
+@dataclass(frozen=True)
+class GlobalState:
+    """What a statement can change for every later one, outside the values of names."""
+
+    default_float: str
+    uncertain_defaults: Optional[FrozenSet[str]]
+    default_device_unknown: bool
+    moves_to_cuda: bool
+
+
+@dataclass(frozen=True)
+class UnitSelection:
+    """The units a partial run executes, and the global state each starts from."""
+
+    statements: FrozenSet[int]
+    #: Top-level statements whose functions get their standalone analysis.
+    standalone: FrozenSet[int]
+    states_before: Mapping[int, GlobalState]
+    #: The state after the last statement (standalone analyses start from it).
+    final_state: GlobalState

@@ -1,0 +1,1 @@
+"""Re-analysing an edited file by what the edit can change (the language server)."""

@@ -1,0 +1,262 @@
+"""Re-analysing a document after an edit: only the units the edit can change.
+
+``IncrementalChecker.check`` gives the findings ``check.check_source`` would give for the same
+text (the differential test, tests/test_incremental.py, holds it to that), but after the first
+analysis of a document it re-parses only the edited top-level statements (``chunks.py``) and
+re-runs only the units of the analysis the edit can change (``plan.py``); the reports of the
+other units, and their nodes, are reused from the previous analysis.
+
+Whenever reuse cannot be shown sound it analyses the whole file: the first time, after a
+change of settings or of an imported project module, when a statement reaches names
+dynamically (``exec``, ``globals()``, ``import *``) or stops the program, when the file cannot
+be cut into statements, and when a re-run statement changes the global switches (default
+dtype, device) differently than before.
+"""
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..check import PREFILTER_MARKERS, UnitsRun, _select, check_source, findings_from_reports, run_units
+from ..engine.units import STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
+from ..project.imports import project_imports
+from ..project.sources import content_hash, dependency_hash
+from ..rules.base import Report
+from ..screen import MAX_SOURCE_CHARS
+from ..settings import FileResult, Settings
+from .chunks import ParsedChunk, SplitModule, split_module
+from .names import StatementNames, statement_names
+from .plan import PieceFacts, piece_facts, plan
+
+#: Documents whose last analysis is kept (an editor session has a few open).
+MAX_DOCUMENTS = 16
+
+
+@dataclass
+class _Record:
+    """The last full or partial analysis of one document, complete as a full one would be."""
+
+    source: str
+    split: SplitModule
+    facts: List[PieceFacts]
+    #: For each piece, the index of its first statement in the module.
+    offsets: List[int]
+    settings: Settings
+    reports: List[Tuple[Unit, Report]]
+    settled: List[Tuple[Unit, Any]]
+    states_before: Dict[int, GlobalState]
+    final_state: GlobalState
+    dependencies: Dict[str, Optional[str]]
+    homes: List[Any]
+    findings: List[Any]
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """How the last ``check`` went, for benchmarks and tests."""
+
+    incremental: bool
+    pieces: int
+    statements_run: int
+    standalone_run: int
+
+
+class IncrementalChecker:
+    def __init__(self) -> None:
+        self._records: "OrderedDict[str, _Record]" = OrderedDict()
+        self.last_run: Optional[LastRun] = None
+
+    def check(self, source: str, path: str, settings: Optional[Settings] = None,
+              overlay: Optional[Mapping[str, str]] = None) -> FileResult:
+        """The findings of ``check_source(source, path, settings, overlay=overlay)``. Never raises."""
+        settings = settings or Settings()
+        record = self._records.pop(path, None)
+        try:
+            result, new_record = self._check(source, path, settings, overlay, record)
+        except Exception:  # noqa: BLE001 - whatever went wrong here, the plain analysis decides
+            result, new_record = check_source(source, path, settings, overlay=overlay), None
+            self.last_run = LastRun(False, 0, 0, 0)
+        if new_record is not None:
+            self._records[path] = new_record
+            while len(self._records) > MAX_DOCUMENTS:
+                self._records.popitem(last=False)
+        return result
+
+    def forget(self, path: str) -> None:
+        self._records.pop(path, None)
+
+    def _check(self, source: str, path: str, settings: Settings, overlay: Optional[Mapping[str, str]],
+               record: Optional[_Record]) -> Tuple[FileResult, Optional[_Record]]:
+        self.last_run = LastRun(False, 0, 0, 0)
+        if not any(marker in source for marker in PREFILTER_MARKERS) or len(source) > MAX_SOURCE_CHARS:
+            return check_source(source, path, settings, overlay=overlay), None
+        deadline = time.monotonic() + settings.time_budget
+        split = split_module(source)
+        names = _names(split) if split is not None else None
+        if split is None or names is None or any(n.dynamic for n in names):
+            return check_source(source, path, settings, overlay=overlay), None
+        statements = [piece.statements for piece in split.pieces]
+        facts = piece_facts(names, statements)
+        offsets = _offsets(split.pieces)
+        if record is not None and not _reusable(record, settings, overlay):
+            record = None
+        if record is not None and record.source == source:
+            return FileResult(path, list(record.findings), source, dependencies=dict(record.dependencies)), record
+        project = project_imports(path, getattr(settings, "source_roots", ()), overlay)
+        diff = _diff(record, split) if record is not None else None
+        selection, reused, reused_settled = None, [], []
+        if diff is not None:
+            selection, reused, reused_settled = _partial(record, split, facts, offsets, diff)
+        run = run_units(split.module, settings, deadline, project, selection, source)
+        if selection is not None and not _states_replayed(run, selection, len(split.module.body)):
+            selection, reused, reused_settled = None, [], []
+            project = project_imports(path, getattr(settings, "source_roots", ()), overlay)
+            run = run_units(split.module, settings, deadline, project, None, source)
+        if run.interpreter.terminated_at is not None:
+            return check_source(source, path, settings, overlay=overlay), None
+        reports = sorted(reused + run.reports, key=lambda made: made[0])
+        settled = reused_settled + run.settled
+        homes = [h for h in run.interpreter.loaded.values() if h is not None]
+        if selection is not None:
+            homes += [h for h in record.homes if h.path not in {k.path for k in homes}]
+        findings = _select(findings_from_reports(reports, settled, split.module, source, path, settings,
+                                                 run.interpreter, deadline, split.positions(), homes), settings)
+        dependencies = dict(record.dependencies) if selection is not None else {}
+        dependencies.update(project.dependencies if project is not None else {})
+        states_before = dict(run.interpreter.states_before)
+        if selection is not None:
+            states_before = {**selection.states_before, **states_before}
+        new_record = _Record(source, split, facts, offsets, settings, reports, settled, states_before,
+                             run.interpreter.final_state, dependencies, homes, findings)
+        ran = selection.statements if selection is not None else range(len(split.module.body))
+        self.last_run = LastRun(selection is not None, len(split.pieces), len(ran),
+                                len(selection.standalone) if selection is not None else len(split.pieces))
+        return FileResult(path, findings, source, dependencies=dict(dependencies)), new_record
+
+
+def _names(split: SplitModule) -> Optional[List[StatementNames]]:
+    out = []
+    for piece in split.pieces:
+        if "names" not in piece.derived:
+            piece.derived["names"] = statement_names(piece.text, piece.statements[0]) \
+                if len(piece.statements) == 1 else None
+        if piece.derived["names"] is None:
+            return None
+        out.append(piece.derived["names"])
+    return out
+
+
+def _offsets(pieces: Sequence[ParsedChunk]) -> List[int]:
+    offsets, total = [], 0
+    for piece in pieces:
+        offsets.append(total)
+        total += len(piece.statements)
+    return offsets
+
+
+def _reusable(record: _Record, settings: Settings, overlay: Optional[Mapping[str, str]]) -> bool:
+    """The previous analysis holds for this one but for the text: same settings, and every
+    project file it read (or looked for) unchanged."""
+    if record.settings != settings:
+        return False
+    overlay = overlay or {}
+    for path, digest in record.dependencies.items():
+        now = content_hash(overlay[path].encode("utf-8", "surrogatepass")) if path in overlay \
+            else dependency_hash(path)
+        if now != digest:
+            return False
+    return True
+
+
+def _diff(record: _Record, split: SplitModule) -> Optional[Tuple[int, int, int]]:
+    """(common prefix, old pieces replaced, new pieces inserted) by piece identity: parsed
+    pieces are cached by text, so an unchanged piece is the same object."""
+    old, new = record.split.pieces, split.pieces
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] is new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] is new[-1 - suffix]:
+        suffix += 1
+    return prefix, len(old) - prefix - suffix, len(new) - prefix - suffix
+
+
+def _partial(record: _Record, split: SplitModule, facts: List[PieceFacts], offsets: List[int],
+             diff: Tuple[int, int, int]) -> Tuple[Optional[UnitSelection], List[Tuple[Unit, Report]], List[Tuple[Unit, Any]]]:
+    """The selection of units to run and the previous reports that stay; (None, [], []) when
+    the whole file must be analysed."""
+    prefix, removed, inserted = diff
+    old_pieces, new_count = len(record.split.pieces), len(split.pieces)
+    old_statement_count = sum(len(p.statements) for p in record.split.pieces)
+
+    def old_start(piece: int) -> Optional[GlobalState]:
+        # The global state before an old piece's first statement (after the last: the final).
+        if piece >= old_pieces:
+            return record.final_state
+        return record.states_before.get(record.offsets[piece])
+
+    before_region, after_region = old_start(prefix), old_start(prefix + removed)
+    if before_region is None or after_region is None or before_region != after_region:
+        return None, [], []  # the replaced statements changed a global switch, or never ran
+    removed_writes = frozenset().union(*(record.facts[i].writes | record.facts[i].standalone_writes
+                                         for i in range(prefix, prefix + removed)))
+    chosen = plan(facts, (prefix, prefix + inserted), removed_writes)
+
+    new_statement_count = sum(len(p.statements) for p in split.pieces)
+    old_region = (record.offsets[prefix] if prefix < old_pieces else old_statement_count,
+                  record.offsets[prefix + removed] if prefix + removed < old_pieces else old_statement_count)
+    new_region = (offsets[prefix] if prefix < new_count else new_statement_count,
+                  offsets[prefix + inserted] if prefix + inserted < new_count else new_statement_count)
+
+    def new_statement(old: int) -> Optional[int]:
+        # Statements before the edit keep their index, those after it shift with it.
+        if old < old_region[0]:
+            return old
+        if old >= old_region[1]:
+            return old - old_region[1] + new_region[1]
+        return None
+
+    states: Dict[int, GlobalState] = {}
+    for old, state in record.states_before.items():
+        new = new_statement(old)
+        if new is not None:
+            states[new] = state
+    if inserted:
+        states[offsets[prefix]] = before_region  # the first new statement starts where the old ones did
+    run = frozenset(s for piece in chosen.run for s in range(offsets[piece], offsets[piece] + len(split.pieces[piece].statements)))
+    standalone = frozenset(s for piece in chosen.standalone
+                           for s in range(offsets[piece], offsets[piece] + len(split.pieces[piece].statements)))
+    if any(s not in states and not new_region[0] <= s < new_region[1] for s in run):
+        return None, [], []  # a statement that did not run last time (after one that stopped it)
+    selection = UnitSelection(run, standalone, states, record.final_state)
+
+    def kept(unit: Unit) -> Optional[Unit]:
+        if unit.kind not in (STATEMENT, STANDALONE):
+            return None  # the end of the file is re-run every time
+        new = new_statement(unit.index)
+        if new is None or (new in run if unit.kind == STATEMENT else new in standalone):
+            return None
+        return Unit(unit.kind, new)
+
+    reused = [(unit, report) for unit, report in ((kept(u), r) for u, r in record.reports) if unit is not None]
+    reused_settled = [(unit, cause) for unit, cause in ((kept(u), c) for u, c in record.settled) if unit is not None]
+    return selection, reused, reused_settled
+
+
+def _states_replayed(run: UnitsRun, selection: UnitSelection, statement_count: int) -> bool:
+    """Whether every statement that ran left the global switches as the next statement found
+    them last time (then the statements that did not run ran under the same switches too)."""
+    interp = run.interpreter
+    for index, after in interp.states_after.items():
+        following = index + 1
+        if following >= statement_count:
+            expected = selection.final_state
+        elif following in selection.states_before:
+            expected = selection.states_before[following]
+        else:
+            continue  # the next statement is new and runs on from here
+        if after != expected:
+            return False
+    return True
