@@ -1,20 +1,27 @@
 """Edit-to-diagnostics latency of ``torchtype-lint lsp`` over the real stdio protocol.
 
 Starts the server as an editor does, opens one document, then sends ``didChange`` edits one at a
-time (each replaces one line, so the text is new every time) and measures the wall time from
-sending the change to receiving ``publishDiagnostics`` for that document version. Each edit waits
-for the previous one's diagnostics, so the numbers are latencies, not throughput.
+time and measures the wall time from sending the change to receiving ``publishDiagnostics`` for
+that document version. Each edit waits for the previous one's diagnostics, so the numbers are
+latencies, not throughput. Three kinds of edit, each a new text every time:
 
-    python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N] [--project]
+- ``comment``: the last line becomes a different comment;
+- ``method``: a literal inside a method of a class in the middle of the file changes;
+- ``statement``: a module-level statement in the middle of the file changes.
+
+    python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N] [--project] [--main]
 
 Without FILE, a generated training script of ``--lines`` lines (default 1,000) is used; with
-``--project`` its batch makers live in a sibling ``data.py`` it imports (project-wide analysis).
+``--project`` its batch makers live in a sibling ``data.py`` it imports (project-wide analysis);
+with ``--main`` its module-level statements are inside one ``main()`` called at the end (then an
+edit anywhere can change what ``main()`` does, and the whole of it is analysed again).
 The server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import statistics
 import subprocess
@@ -56,10 +63,21 @@ def generated(lines: int) -> str:
     return "".join(parts)
 
 
+def inside_main(text: str) -> str:
+    """The same script with its module-level statements (all but imports, classes and defs)
+    moved into ``main()``, called at the end."""
+    kept, body = [], []
+    chunks = re.split(r"\n(?=\S)", text)
+    for chunk in chunks:
+        if chunk.startswith(("import ", "from ", "class ", "def ")):
+            kept.append(chunk)
+        elif chunk.strip():
+            body.append("    " + chunk.replace("\n", "\n    "))
+    return "\n".join(kept) + "\n\n\ndef main():\n" + "\n".join(body) + "\n\n\nmain()\n"
+
+
 def split_project(text: str, directory: Path) -> Path:
     """Move the generated script's batch makers into ``data.py``; the script imports them."""
-    import re
-
     makers = re.findall(r"\ndef make_batch\d+\(n\):\n(?:    .*\n)+", text)
     names = re.findall(r"def (make_batch\d+)", "".join(makers))
     (directory / "data.py").write_text("import numpy as np\nimport torch\n" + "\n".join(makers))
@@ -121,11 +139,29 @@ class Server:
             self.process.kill()
 
 
-def measure(path: Path, edits: int) -> Dict[str, Any]:
+def edited_lines(lines: List[str], kind: str, version: int) -> List[str]:
+    """The document's lines after edit number ``version`` of ``kind`` (see the module doc)."""
+    edited = list(lines)
+    if kind == "comment":
+        edited[-1] = f"# edit {version}"
+        return edited
+    if kind == "method":
+        pattern = re.compile(r"nn\.Linear\(width, (\d+)\)")
+    else:
+        pattern = re.compile(r"torch\.zeros\((\d+), dtype=torch\.long\)")
+    matches = [i for i, line in enumerate(lines) if pattern.search(line)]
+    at = matches[len(matches) // 2]
+    edited[at] = pattern.sub(lambda m: m.group(0).replace(m.group(1), str(2 + version % 2), 1)
+                             if kind == "method" else m.group(0) + f" + {version % 2}", lines[at], count=1)
+    return edited
+
+
+def measure(path: Path, edits: int, kinds: List[str]) -> Dict[str, Any]:
     text = path.read_text()
     lines = text.splitlines()
     uri = path.resolve().as_uri()
     server = Server()
+    out: Dict[str, Any] = {"lines": len(lines), "edits": edits}
     try:
         server.request("initialize", {"processId": os.getpid(), "rootUri": path.resolve().parent.as_uri(),
                                       "capabilities": {}})
@@ -133,23 +169,25 @@ def measure(path: Path, edits: int) -> Dict[str, Any]:
         started = time.perf_counter()
         server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": text}}})
-        found = server.diagnostics(uri, 1)
-        first = time.perf_counter() - started
-        latencies = []
-        for version in range(2, edits + 2):
-            # Replace the last line by a comment that differs each time: a new text, same findings.
-            edited = lines[:-1] + [f"# edit {version}"]
-            started = time.perf_counter()
-            server.send({"method": "textDocument/didChange", "params": {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": "\n".join(edited) + "\n"}]}})
-            server.diagnostics(uri, version)
-            latencies.append(time.perf_counter() - started)
+        out["findings"] = len(server.diagnostics(uri, 1))
+        out["open_s"] = time.perf_counter() - started
+        version = 1
+        for kind in kinds:
+            latencies = []
+            for _ in range(edits):
+                version += 1
+                edited = edited_lines(lines, kind, version)
+                started = time.perf_counter()
+                server.send({"method": "textDocument/didChange", "params": {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"text": "\n".join(edited) + "\n"}]}})
+                server.diagnostics(uri, version)
+                latencies.append(time.perf_counter() - started)
+            out[kind] = {"median_s": statistics.median(latencies),
+                         "p90_s": sorted(latencies)[int(0.9 * (len(latencies) - 1))], "min_s": min(latencies)}
     finally:
         server.close()
-    return {"lines": len(lines), "findings": len(found), "open_s": first,
-            "median_s": statistics.median(latencies), "p90_s": sorted(latencies)[int(0.9 * (len(latencies) - 1))],
-            "min_s": min(latencies), "edits": edits}
+    return out
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -158,17 +196,23 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--lines", type=int, default=1000)
     parser.add_argument("--project", action="store_true", help="import the batch makers from a sibling module")
+    parser.add_argument("--main", action="store_true", help="module-level statements inside one main()")
+    parser.add_argument("--kinds", default="comment,method,statement")
     args = parser.parse_args(argv)
+    kinds = args.kinds.split(",") if not args.file else ["comment"]
     with tempfile.TemporaryDirectory() as directory:
         path = Path(args.file) if args.file else Path(directory) / "train.py"
         if not args.file:
-            path.write_text(generated(args.lines))
+            text = generated(args.lines)
+            path.write_text(inside_main(text) if args.main else text)
             if args.project:
                 path = split_project(path.read_text(), Path(directory))
-        result = measure(path, args.edits)
-    print(f"{result['lines']} lines, {result['findings']} findings: open {result['open_s'] * 1000:.0f} ms; "
-          f"edit to diagnostics over {result['edits']} edits: median {result['median_s'] * 1000:.0f} ms, "
-          f"p90 {result['p90_s'] * 1000:.0f} ms, min {result['min_s'] * 1000:.0f} ms")
+        result = measure(path, args.edits, kinds)
+    print(f"{result['lines']} lines, {result['findings']} findings: open {result['open_s'] * 1000:.0f} ms")
+    for kind in kinds:
+        numbers = result[kind]
+        print(f"  {kind} edit to diagnostics over {result['edits']} edits: median {numbers['median_s'] * 1000:.0f} ms, "
+              f"p90 {numbers['p90_s'] * 1000:.0f} ms, min {numbers['min_s'] * 1000:.0f} ms")
     return 0
 
 
