@@ -230,8 +230,10 @@ def test_flake8_plugin_costs_nothing_when_ttl_is_not_selected(monkeypatch, selec
     from torchtype_lint.frontends.flake8_plugin import TorchTypeChecker
 
     calls = []
-    # The plugin analyses in a child process (bounded.call_bounded): count the calls of that.
+    # The plugin analyses in a child process (its resident one, resident.py, or one forked per
+    # file by bounded.call_bounded): count the calls of either.
     monkeypatch.setattr("torchtype_lint.bounded.call_bounded", lambda *args, **kwargs: calls.append(args) or [])
+    monkeypatch.setattr("torchtype_lint.runner.call_resident", lambda *args, **kwargs: calls.append(args) or [])
     monkeypatch.setattr(TorchTypeChecker, "_run_plan", None)
     TorchTypeChecker.parse_options(SimpleNamespace(select=select, extend_select=extend))
     try:
