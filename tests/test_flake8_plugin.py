@@ -162,7 +162,7 @@ def test_engine_failure_inside_check_is_a_ttl000_too(three_files, monkeypatch, c
 
     def check_boom(source, path="<stdin>", *args, **kwargs):
         if path.endswith("boom.py"):
-            monkeypatch.setattr(interpreter.Interpreter, "run", lambda self: (_ for _ in ()).throw(
+            monkeypatch.setattr(interpreter.Interpreter, "run", lambda self, *args: (_ for _ in ()).throw(
                 RuntimeError("simulated interpreter failure")))
             try:
                 return real(source, path, *args, **kwargs)
