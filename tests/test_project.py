@@ -342,3 +342,10 @@ def test_a_failure_in_an_imported_modules_body_stays_with_that_module(tmp_path):
                       "train.py": "import torch\nfrom data import W\n\ny = torch.ones(2, 4, dtype=torch.float64) @ W\n"})
     assert [(line, code) for line, code, _ in _findings(tmp_path / "data.py")] == [(7, "TTL401")]  # in project, as in-file code is
     assert _findings(tmp_path / "train.py") == []
+
+
+def test_a_noqa_on_the_call_suppresses_the_failure_reported_there(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "data.py": PROJECTION,
+                      "train.py": "import torch\nfrom data import project\n\n"
+                                  "y = project(torch.ones(2, 4))  # noqa: TTL401\n"})
+    assert _findings(tmp_path / "train.py") == []
