@@ -1,5 +1,6 @@
-"""The language server's document worker: a persistent child that keeps analyses between
-edits, yet never lets one document hang or kill the server (torchtype_lint/incremental/worker.py)."""
+"""The language server's analyses run in the resident child, which keeps each document's last
+analysis between edits yet never lets one document hang or kill the server
+(torchtype_lint/incremental/worker.py, torchtype_lint/resident.py)."""
 from __future__ import annotations
 
 import os
@@ -7,32 +8,39 @@ import time
 
 import pytest
 
-from torchtype_lint import bounded
+from torchtype_lint import bounded, resident
 from torchtype_lint.check import check_source
 from torchtype_lint.incremental import session
-from torchtype_lint.incremental.worker import DocumentWorker
+from torchtype_lint.incremental.worker import check_document
 from torchtype_lint.settings import Settings
 
-pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="the worker is a forked child")
+pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="the resident child is forked")
 
 BUG = "import numpy as np\nimport torch\nimport torch.nn as nn\n\nlayer = nn.Linear(3, 2)\n" \
       "out = layer(torch.from_numpy(np.zeros((4, 3))))\n"
+
+
+@pytest.fixture(autouse=True)
+def fresh_child():
+    # A child forked before a test's monkeypatch would not see it; one left running would keep
+    # another test's documents.
+    resident.stop_resident()
+    yield
+    resident.stop_resident()
 
 
 def _codes(result):
     return [(f.code, f.line, f.message) for f in result.findings]
 
 
-def test_the_worker_answers_like_check_source_and_keeps_state_between_edits() -> None:
-    worker = DocumentWorker()
-    try:
-        assert _codes(worker.check(BUG, "bug.py", Settings())) == _codes(check_source(BUG, "bug.py"))
-        assert worker.last_run.incremental is False
-        edited = BUG + "other = torch.ones(2) + 1\n"
-        assert _codes(worker.check(edited, "bug.py", Settings())) == _codes(check_source(edited, "bug.py"))
-        assert worker.last_run.incremental  # the child kept the first analysis
-    finally:
-        worker.close()
+def test_the_child_answers_like_check_source_and_keeps_state_between_edits() -> None:
+    result, last_run = check_document(BUG, "bug.py", Settings())
+    assert _codes(result) == _codes(check_source(BUG, "bug.py"))
+    assert last_run.incremental is False
+    edited = BUG + "other = torch.ones(2) + 1\n"
+    result, last_run = check_document(edited, "bug.py", Settings())
+    assert _codes(result) == _codes(check_source(edited, "bug.py"))
+    assert last_run.incremental  # the child kept the first analysis
 
 
 def test_a_hanging_analysis_is_stopped_and_the_next_one_gets_a_fresh_child(monkeypatch) -> None:
@@ -43,17 +51,13 @@ def test_a_hanging_analysis_is_stopped_and_the_next_one_gets_a_fresh_child(monke
             time.sleep(60)
         return real(self, source, path, settings, overlay)
 
-    # Patched before the fork: the child inherits it.
-    monkeypatch.setattr(session.IncrementalChecker, "check", slow)
-    worker = DocumentWorker()
-    try:
-        started = time.monotonic()
-        hung = worker.check(BUG, "hang.py", Settings(time_budget=0.1))
-        assert time.monotonic() - started < 30
-        assert [f.code for f in hung.findings] == ["TTL000"] and "stopped" in hung.findings[0].message
-        assert [f.code for f in worker.check(BUG, "bug.py", Settings()).findings] == ["TTL401"]
-    finally:
-        worker.close()
+    monkeypatch.setattr(session.IncrementalChecker, "check", slow)  # before the fork: inherited
+    started = time.monotonic()
+    hung, last_run = check_document(BUG, "hang.py", Settings(time_budget=0.1))
+    assert time.monotonic() - started < 30 and last_run is None
+    assert [f.code for f in hung.findings] == ["TTL000"] and "stopped" in hung.findings[0].message
+    result, last_run = check_document(BUG, "bug.py", Settings())
+    assert [f.code for f in result.findings] == ["TTL401"] and last_run.incremental is False
 
 
 def test_a_child_that_dies_is_reported_and_replaced(monkeypatch) -> None:
@@ -65,10 +69,7 @@ def test_a_child_that_dies_is_reported_and_replaced(monkeypatch) -> None:
         return real(self, source, path, settings, overlay)
 
     monkeypatch.setattr(session.IncrementalChecker, "check", dying)
-    worker = DocumentWorker()
-    try:
-        died = worker.check(BUG, "die.py", Settings())
-        assert [f.code for f in died.findings] == ["TTL000"] and "died" in died.findings[0].message
-        assert [f.code for f in worker.check(BUG, "bug.py", Settings()).findings] == ["TTL401"]
-    finally:
-        worker.close()
+    died, _ = check_document(BUG, "die.py", Settings())
+    assert [f.code for f in died.findings] == ["TTL000"] and "exited with status 9" in died.findings[0].message
+    result, _ = check_document(BUG, "bug.py", Settings())
+    assert [f.code for f in result.findings] == ["TTL401"]

@@ -1,12 +1,14 @@
 """A resident analysis process: one killable child that analyses file after file for a front
-end that is handed one file at a time (the flake8 plugin), instead of a child forked per file.
+end that is handed one file at a time (the flake8 plugin, the language server), instead of a
+child forked per file.
 
 It is bounded like the CLI's pool workers (``runner``): its address space is capped once when it
 starts, each call has a wall-clock deadline after which the child is killed (the next call
 starts a fresh one), and a child whose heap grew by half its allowance retires after the call.
 Because it lives on, what it loads stays loaded for the next file: the parsed project modules
 (``project/sources.py``) and kept module bodies (``engine/module_cache.py``) that files
-importing the same modules share, which a child forked per file would load again each time.
+importing the same modules share, which a child forked per file would load again each time;
+and for the language server, each open document's last analysis (``incremental/worker.py``).
 
 Requests and results cross two pipes as length-prefixed pickles. Where ``fork`` does not exist,
 ``call_resident`` runs the function in-process on the deep stack, like ``call_bounded``.

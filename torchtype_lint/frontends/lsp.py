@@ -33,7 +33,7 @@ import libcst as cst
 from .. import __version__
 from ..check import Settings, check_source
 from ..findings import Finding, Location, rule_url
-from ..incremental.worker import DocumentWorker
+from ..incremental.worker import check_document
 from ..values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
 
 SOURCE = "torchtype-lint"
@@ -42,8 +42,6 @@ FIX_ALL_KIND = "source.fixAll.torchtype-lint"
 #: edit is re-analysed by what it touches (an edit inside one class of a 1,000-line file:
 #: ~20 ms); a burst of keystrokes still coalesces into one analysis.
 DEBOUNCE_SECONDS = 0.05
-#: The process that analyses documents and keeps their last analyses (one per server).
-DOCUMENTS = DocumentWorker()
 
 # LSP lines end at \n, \r\n or \r only (str.splitlines also splits at \x0c, \u2028, ...).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -182,13 +180,13 @@ def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[F
 def _run_engine(source: str, path: str, overlay: Optional[Dict[str, str]] = None
                 ) -> Tuple[List[Finding], Optional[str], Optional[Settings], FrozenSet[str]]:
     """(findings, configuration error, settings for hovers, project files read) for one text.
-    The analysis runs in a killable child that keeps each document's last analysis and re-runs
-    only what an edit can change (``incremental/worker.py``): no document can hang or kill the
-    server, and an edit costs what it touches. No hovers (settings None) for a text that was
+    The analysis runs in the resident killable child, which keeps each document's last analysis
+    and re-runs only what an edit can change (``incremental/worker.py``): no document can hang
+    or kill the server, and an edit costs what it touches. No hovers (settings None) for a text that was
     not analysed to the end. ``overlay``: the unsaved texts of the other open documents, which
     imports read instead of the files on disk."""
     settings, postprocess, config_error = _settings_for(path)
-    result = DOCUMENTS.check(source, path, settings, overlay)
+    result, _ = check_document(source, path, settings, overlay)
     complete = not any(f.code in ("TTL000", "TTL001") for f in result.findings)
     return (postprocess(result.findings), config_error, settings if complete else None,
             frozenset(result.dependencies))
