@@ -85,20 +85,77 @@ def test_flake8_reads_the_imported_modules_from_disk():
     assert found == _all_expected(), run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_torch_fails_on_each_bug_project_and_runs_each_fixed_twin(name, tmp_path):
+#: Runs each (key, directory, entry, extra path) case as ``python ENTRY`` would in that directory,
+#: in a child forked from one process that imported torch once (a fresh interpreter per case
+#: costs seconds of torch import); prints {key: [exit code, traceback]} as JSON.
+_RUN_CASES = r"""
+import json, os, runpy, sys, traceback
+import torch  # noqa: F401 - loaded once, inherited by every case
+results = {}
+for key, directory, entry, extra in json.loads(sys.argv[1]):
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        code, error = 0, ""
+        try:
+            os.chdir(directory)
+            args = entry.split()
+            module = args[1] if args[0] == "-m" else None
+            # What `python ENTRY` puts first on sys.path: the cwd for -m, else the script's folder.
+            sys.path[:0] = [directory if module else os.path.dirname(os.path.abspath(args[0]))] + \
+                ([os.path.join(directory, extra)] if extra else [])
+            sys.argv = [module or args[0]]
+            if module:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(args[0], run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            code, error = 1, traceback.format_exc()
+        os.write(write_end, json.dumps([code, error]).encode())
+        os._exit(0)
+    os.close(write_end)
+    data = b""
+    while True:
+        chunk = os.read(read_end, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    results[key] = json.loads(data)
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_runs(tmp_path_factory) -> dict:
+    """(project, variant) -> [exit code, traceback] of running it with torch."""
     pytest.importorskip("torch")
-    entry, path_entry = ENTRY[name]
-    for variant in ("bug", "fixed"):
-        copy = tmp_path / variant
-        shutil.copytree(PROJECTS / name / variant, copy)
-        env = dict(os.environ, PYTHONPATH=str(copy / path_entry) if path_entry else "")
-        run = subprocess.run([sys.executable, *entry.split()], capture_output=True, text=True, cwd=copy,
-                             env=env, timeout=120)
-        if variant == "bug":
-            assert run.returncode != 0 and "RuntimeError" in run.stderr and "dtype" in run.stderr, run.stderr
-        else:
-            assert run.returncode == 0, run.stderr
+    if not hasattr(os, "fork"):
+        pytest.skip("the cases run in forked children")
+    base = tmp_path_factory.mktemp("torch-runs")
+    cases = []
+    for name in NAMES:
+        entry, extra = ENTRY[name]
+        for variant in ("bug", "fixed"):
+            copy = base / name / variant
+            shutil.copytree(PROJECTS / name / variant, copy)
+            cases.append((f"{name}/{variant}", str(copy), entry, extra))
+    run = subprocess.run([sys.executable, "-c", _RUN_CASES, json.dumps(cases)], capture_output=True, text=True,
+                         timeout=600, env=dict(os.environ, PYTHONPATH=""))
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_torch_fails_on_each_bug_project_and_runs_each_fixed_twin(name, torch_runs):
+    code, error = torch_runs[f"{name}/bug"]
+    assert code != 0 and "RuntimeError" in error and "dtype" in error, error
+    code, error = torch_runs[f"{name}/fixed"]
+    assert code == 0, error
 
 
 def test_the_message_and_the_reports_name_the_file_of_the_root_cause(tmp_path):
