@@ -5,7 +5,7 @@ time and measures the wall time from sending the change to receiving ``publishDi
 that document version. Each edit waits for the previous one's diagnostics, so the numbers are
 latencies, not throughput. Three kinds of edit, each a new text every time:
 
-- ``comment``: the last line becomes a different comment;
+- ``comment``: a comment line, different each time, is added at the end;
 - ``method``: a literal inside a method of a class in the middle of the file changes;
 - ``statement``: a module-level statement in the middle of the file changes.
 
@@ -143,8 +143,7 @@ def edited_lines(lines: List[str], kind: str, version: int) -> List[str]:
     """The document's lines after edit number ``version`` of ``kind`` (see the module doc)."""
     edited = list(lines)
     if kind == "comment":
-        edited[-1] = f"# edit {version}"
-        return edited
+        return edited + [f"# edit {version}"]
     if kind == "method":
         pattern = re.compile(r"nn\.Linear\(width, (\d+)\)")
     else:

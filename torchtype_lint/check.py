@@ -156,7 +156,8 @@ def enabled_rules(selection: Selection) -> List[type]:
 def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: float,
               sink: Callable[[Report, RuleContext], None],
               project: Optional[ProjectImports] = None,
-              selection: Optional[UnitSelection] = None, source: Optional[str] = None) -> Tuple[Interpreter, RuleContext]:
+              selection: Optional[UnitSelection] = None, source: Optional[str] = None,
+              entry_function: Any = None) -> Tuple[Interpreter, RuleContext]:
     """Interpret ``module`` with the rules listening; every report goes to ``sink``.
 
     The one place rules meet the engine: each rule sees a ``RuleContext`` wrapping the
@@ -188,6 +189,7 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
     ctx = RuleContext(interpreter)  # the reports' sink reads it: bound before the run
     interpreter.listener_context = ctx
     interpreter.source_text = source
+    interpreter.entry_function = entry_function
     interpreter.run(selection)
     return interpreter, ctx
 
@@ -212,7 +214,7 @@ class UnitsRun:
 
 def run_units(module: cst.Module, settings: Settings, deadline: float,
               project: Optional[ProjectImports] = None, selection: Optional[UnitSelection] = None,
-              source: Optional[str] = None) -> UnitsRun:
+              source: Optional[str] = None, entry_function: Any = None) -> UnitsRun:
     made: List[Tuple[Unit, Report]] = []
 
     def sink(report: Report, ctx: RuleContext) -> None:
@@ -220,7 +222,7 @@ def run_units(module: cst.Module, settings: Settings, deadline: float,
         made.append((ctx.unit, report))
 
     interpreter, ctx = run_rules(module, enabled_rules(settings.selection), deadline - time.monotonic(), sink,
-                                 project, selection, source)
+                                 project, selection, source, entry_function)
     return UnitsRun(interpreter, made, ctx.settled_by_unit)
 
 

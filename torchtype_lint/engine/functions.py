@@ -22,6 +22,7 @@ from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
 from .modules import entered, home_of, running_call
 from .runtime import Assignment, Frame
+from .units import BEFORE_BODY, STATEMENT
 from .syntax import first_param, function_name, has_decorator, is_transparent, self_attributes_assigned
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ def ensure_standalone(interp: "Interpreter", fn: FunctionValue) -> None:
 def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -> None:
     """Analyse ``fn`` with parameters known only from annotations (``self`` from the class's
     prototype); its result is memoised for uninformative calls."""
+    interp.standalone_units.setdefault(fn.node, interp.unit)
     self_value: Optional[Value] = None
     if isinstance(fn.owner, ClassValue) and not has_decorator(fn.node, "staticmethod"):
         # A copy: what one method does to ``self`` on its own must not leak into another
@@ -259,6 +261,11 @@ def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value]
         if isinstance(fnode, cst.Lambda):
             frame.returns.append(interp.eval(fnode.body))  # its body is the returned expression
             ended = True
+        elif fnode is interp.entry_function and len(interp._call_stack) == 1 \
+                and interp.unit.kind == STATEMENT and interp.unit.sub == BEFORE_BODY:
+            # The entry function called from its one top-level statement: its body statements
+            # are units of their own (engine/units.py).
+            ended = interp.exec_entry_body(fnode.body.body)
         else:
             ended = interp.exec_body(fnode.body)
         if not ended:

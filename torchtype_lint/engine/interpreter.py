@@ -62,7 +62,7 @@ from .modules import (
     Home, LazyName, ModuleNamespace, assign_namespace_attribute, import_from, import_module, resolve_lazy,
 )
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
-from .units import END, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
+from .units import AFTER_BODY, END, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
 from .syntax import OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, target_names
 
 __all__ = [
@@ -127,6 +127,16 @@ class Interpreter:
         self.final_state: Optional[GlobalState] = None
         #: The top-level statement control cannot get past (``raise SystemExit``), if any.
         self.terminated_at: Optional[int] = None
+        #: The entry function (engine/units.py: ``Unit.sub``) whose body statements are units,
+        #: set by the language server's incremental analysis; None: no body is split.
+        self.entry_function: Any = None
+        #: Its body statement index -> the global state before / after it ran, and whether
+        #: the body stopped before its last statement (a ``return`` halfway).
+        self.entry_states_before: Dict[int, GlobalState] = {}
+        self.entry_states_after: Dict[int, GlobalState] = {}
+        self.entry_stopped = False
+        #: The partial run under way (``run(selection)``).
+        self.selection: Optional[UnitSelection] = None
         #: Functions seen to contain ``yield`` (found while running their body: a libcst
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
@@ -134,6 +144,8 @@ class Interpreter:
         #: Functions defined inside another function's body -> the frame they were defined in.
         self.closures: Dict[Any, Frame] = {}
         self._analysed_standalone: set = set()
+        #: Function node -> the unit its standalone analysis ran in (engine/units.py).
+        self.standalone_units: Dict[Any, Unit] = {}
         self._deadline = time.monotonic() + time_budget
         self._ticks = 0
         self.globals = Frame({})
@@ -184,6 +196,7 @@ class Interpreter:
         so every report can be attributed to the statement or analysis that made it."""
         if time.monotonic() > self._deadline:  # parsing may have used the whole budget
             raise AnalysisBudgetExceeded()
+        self.selection = selection
         for index, stmt in enumerate(self.module.body):
             if selection is not None:
                 if index not in selection.statements:
@@ -225,6 +238,31 @@ class Interpreter:
         self.unit = Unit(END, 0)
         self._notify(self.module)
         return self
+
+    def exec_entry_body(self, statements: Sequence[Any]) -> bool:
+        """The entry function's body, called from the top-level statement that runs now: each
+        statement a unit of its own (only the selected ones in a partial run)."""
+        index = self.unit.index
+        selection = self.selection
+        chosen = selection.entry_statements if selection is not None else None
+        for number, stmt in enumerate(statements):
+            if chosen is not None:
+                if number not in chosen:
+                    continue
+                state = selection.entry_states.get(number)  # type: ignore[union-attr]
+                if state is not None:
+                    self.set_global_state(state)
+            self.unit = Unit(STATEMENT, index, number)
+            self.entry_states_before[number] = self.global_state()
+            terminated = self.exec_stmt(stmt)
+            self.entry_states_after[number] = self.global_state()
+            self._notify(self.module)  # TTL103 settles per unit, as at module level
+            if terminated:
+                self.entry_stopped = number < len(statements) - 1
+                self.unit = Unit(STATEMENT, index, AFTER_BODY)
+                return True
+        self.unit = Unit(STATEMENT, index, AFTER_BODY)
+        return False
 
     def global_state(self) -> GlobalState:
         """The switches a statement may flip for all later ones (``torch.set_default_dtype``,

@@ -22,7 +22,7 @@ differential test (tests/test_incremental.py) checks against full analyses of re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -104,22 +104,26 @@ def piece_facts(names: Sequence[StatementNames], statements: Sequence[Sequence[c
 
 @dataclass(frozen=True)
 class Plan:
-    """Pieces (indices in the new version) whose statements run, and whose standalone units
-    run: their reports come from this run, those of all other units from the previous one."""
+    """Units (indices into the facts) that run, and whose standalone analyses run: their reports
+    come from this run, those of all other units from the previous one."""
 
     run: FrozenSet[int]
     standalone: FrozenSet[int]
 
 
-def plan(facts: Sequence[PieceFacts], changed: Tuple[int, int], removed_writes: FrozenSet[str]) -> Plan:
-    """``changed``: the new pieces [start, end) that differ from the previous version;
-    ``removed_writes``: what the pieces they replaced could write."""
-    start, end = changed
+def plan(facts: Sequence[PieceFacts], start: int, changed: FrozenSet[int], removed_writes: FrozenSet[str],
+         companions: Optional[Mapping[int, FrozenSet[int]]] = None) -> Plan:
+    """``start``: the first unit at or after the edit (where removed units were); ``changed``:
+    the units (indices into ``facts``) that differ from the previous version; ``removed_writes``:
+    what the units they replaced could write; ``companions``: unit -> the units that must run
+    whenever it runs (layout.py)."""
+    companions = companions or {}
     count = len(facts)
+    start = min([start, *changed])
     affected: Set[int] = set()
     written: Set[str] = set(removed_writes)
     for index in range(start, count):
-        if index < end or facts[index].reads_when_run & written:
+        if index in changed or facts[index].reads_when_run & written:
             affected.add(index)
             written |= facts[index].writes
     # Standalone units run after every statement: any affected statement's writes reach them.
@@ -143,6 +147,10 @@ def plan(facts: Sequence[PieceFacts], changed: Tuple[int, int], removed_writes: 
                     todo.append((other, True))
         else:
             needs, before = facts[index].reads_when_run, range(index)
+            for other in companions.get(index, ()):
+                if other not in run:
+                    run.add(other)
+                    todo.append((other, False))
         for other in before:
             if other not in run and facts[other].writes & needs:
                 run.add(other)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..check import PREFILTER_MARKERS, UnitsRun, _select, check_source, findings_from_reports, run_units
-from ..engine.units import STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
+from ..engine.units import AFTER_BODY, BEFORE_BODY, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
 from ..project.imports import project_imports
 from ..project.sources import content_hash, dependency_hash
 from ..rules.base import Report
@@ -28,7 +28,9 @@ from ..screen import MAX_SOURCE_CHARS
 from ..settings import FileResult, Settings
 from .chunks import ParsedChunk, SplitModule, split_module
 from .names import StatementNames, statement_names
-from .plan import PieceFacts, piece_facts, plan
+from .entry import find_entry
+from .layout import Layout, layout
+from .plan import plan
 
 #: Documents whose last analysis is kept (an editor session has a few open).
 MAX_DOCUMENTS = 16
@@ -40,7 +42,7 @@ class _Record:
 
     source: str
     split: SplitModule
-    facts: List[PieceFacts]
+    layout: Layout
     #: For each piece, the index of its first statement in the module.
     offsets: List[int]
     settings: Settings
@@ -48,6 +50,8 @@ class _Record:
     settled: List[Tuple[Unit, Any]]
     states_before: Dict[int, GlobalState]
     final_state: GlobalState
+    #: The entry function's body statement -> the state before it (layout.entry only).
+    entry_states: Dict[int, GlobalState]
     dependencies: Dict[str, Optional[str]]
     homes: List[Any]
     findings: List[Any]
@@ -61,6 +65,8 @@ class LastRun:
     pieces: int
     statements_run: int
     standalone_run: int
+    #: Statements of the entry function's body that ran (None: all, or no entry function).
+    entry_statements_run: Optional[int] = None
 
 
 class IncrementalChecker:
@@ -97,42 +103,50 @@ class IncrementalChecker:
         names = _names(split) if split is not None else None
         if split is None or names is None or any(n.dynamic for n in names):
             return check_source(source, path, settings, overlay=overlay), None
-        statements = [piece.statements for piece in split.pieces]
-        facts = piece_facts(names, statements)
         offsets = _offsets(split.pieces)
+        plan_layout = layout(split.pieces, names, find_entry(split.pieces, names))
         if record is not None and not _reusable(record, settings, overlay):
             record = None
         if record is not None and record.source == source:
             return FileResult(path, list(record.findings), source, dependencies=dict(record.dependencies)), record
         project = project_imports(path, getattr(settings, "source_roots", ()), overlay)
-        diff = _diff(record, split) if record is not None else None
+        entry_function = plan_layout.entry.function if plan_layout.entry is not None else None
         selection, reused, reused_settled = None, [], []
-        if diff is not None:
-            selection, reused, reused_settled = _partial(record, split, facts, offsets, diff)
-        run = run_units(split.module, settings, deadline, project, selection, source)
+        if record is not None:
+            selection, reused, reused_settled = _partial(record, split, plan_layout, offsets, _diff(record, split))
+        run = run_units(split.module, settings, deadline, project, selection, source, entry_function)
         if selection is not None and not _states_replayed(run, selection, len(split.module.body)):
             selection, reused, reused_settled = None, [], []
             project = project_imports(path, getattr(settings, "source_roots", ()), overlay)
-            run = run_units(split.module, settings, deadline, project, None, source)
-        if run.interpreter.terminated_at is not None:
+            run = run_units(split.module, settings, deadline, project, None, source, entry_function)
+        interp = run.interpreter
+        if interp.terminated_at is not None:
             return check_source(source, path, settings, overlay=overlay), None
         reports = sorted(reused + run.reports, key=lambda made: made[0])
         settled = reused_settled + run.settled
-        homes = [h for h in run.interpreter.loaded.values() if h is not None]
+        homes = [h for h in interp.loaded.values() if h is not None]
         if selection is not None:
             homes += [h for h in record.homes if h.path not in {k.path for k in homes}]
         findings = _select(findings_from_reports(reports, settled, split.module, source, path, settings,
-                                                 run.interpreter, deadline, split.positions(), homes), settings)
+                                                 interp, deadline, split.positions(), homes), settings)
         dependencies = dict(record.dependencies) if selection is not None else {}
         dependencies.update(project.dependencies if project is not None else {})
-        states_before = dict(run.interpreter.states_before)
+        states_before = dict(interp.states_before)
+        entry_states = dict(interp.entry_states_before)
         if selection is not None:
             states_before = {**selection.states_before, **states_before}
-        new_record = _Record(source, split, facts, offsets, settings, reports, settled, states_before,
-                             run.interpreter.final_state, dependencies, homes, findings)
+            entry_states = {**selection.entry_states, **entry_states}
+        if plan_layout.entry is not None and not _entry_replayable(interp, plan_layout, offsets):
+            # Its body did not run as units of one call (it stopped halfway, or it was analysed
+            # again on its own after the module): re-analyse the file whole next time.
+            return FileResult(path, findings, source, dependencies=dict(dependencies)), None
+        new_record = _Record(source, split, plan_layout, offsets, settings, reports, settled, states_before,
+                             interp.final_state, entry_states, dependencies, homes, findings)
         ran = selection.statements if selection is not None else range(len(split.module.body))
         self.last_run = LastRun(selection is not None, len(split.pieces), len(ran),
-                                len(selection.standalone) if selection is not None else len(split.pieces))
+                                len(selection.standalone) if selection is not None else len(split.pieces),
+                                len(selection.entry_statements) if selection is not None
+                                and selection.entry_statements is not None else None)
         return FileResult(path, findings, source, dependencies=dict(dependencies)), new_record
 
 
@@ -183,13 +197,32 @@ def _diff(record: _Record, split: SplitModule) -> Optional[Tuple[int, int, int]]
     return prefix, len(old) - prefix - suffix, len(new) - prefix - suffix
 
 
-def _partial(record: _Record, split: SplitModule, facts: List[PieceFacts], offsets: List[int],
+def _partial(record: _Record, split: SplitModule, plan_layout: Layout, offsets: List[int],
              diff: Tuple[int, int, int]) -> Tuple[Optional[UnitSelection], List[Tuple[Unit, Report]], List[Tuple[Unit, Any]]]:
     """The selection of units to run and the previous reports that stay; (None, [], []) when
     the whole file must be analysed."""
     prefix, removed, inserted = diff
+    old_layout = record.layout
     old_pieces, new_count = len(record.split.pieces), len(split.pieces)
     old_statement_count = sum(len(p.statements) for p in record.split.pieces)
+
+    def new_piece(old: int) -> Optional[int]:
+        if old < prefix:
+            return old
+        return old - removed + inserted if old >= prefix + removed else None
+
+    old_entry, entry = old_layout.entry, plan_layout.entry
+    if (old_entry is None) != (entry is None):
+        return None, [], []  # the file gained or lost its entry function
+    # The call edited around it only (a comment after `main()`): its body's units stay.
+    call_retouched = entry is not None and new_piece(old_entry.call) is None \
+        and prefix <= old_entry.call < prefix + removed and prefix <= entry.call < prefix + inserted \
+        and old_entry.call - prefix == entry.call - prefix \
+        and record.split.pieces[old_entry.call].statements[0].deep_equals(split.pieces[entry.call].statements[0])
+    if entry is not None and new_piece(old_entry.call) != entry.call and not call_retouched:
+        return None, [], []  # the call moved, or is another one
+    # An edited entry function: every statement of its body counts as changed.
+    entry_changed = entry is not None and old_entry.function is not entry.function
 
     def old_start(piece: int) -> Optional[GlobalState]:
         # The global state before an old piece's first statement (after the last: the final).
@@ -200,9 +233,18 @@ def _partial(record: _Record, split: SplitModule, facts: List[PieceFacts], offse
     before_region, after_region = old_start(prefix), old_start(prefix + removed)
     if before_region is None or after_region is None or before_region != after_region:
         return None, [], []  # the replaced statements changed a global switch, or never ran
-    removed_writes = frozenset().union(*(record.facts[i].writes | record.facts[i].standalone_writes
-                                         for i in range(prefix, prefix + removed)))
-    chosen = plan(facts, (prefix, prefix + inserted), removed_writes)
+    old_units = {u for piece in range(prefix, prefix + removed) for u in old_layout.of_piece[piece]}
+    changed = {u for piece in range(prefix, prefix + inserted) for u in plan_layout.of_piece[piece]}
+    if call_retouched and not entry_changed:
+        old_units -= set(old_layout.of_piece[old_entry.call][1:])
+        changed -= set(plan_layout.of_piece[entry.call][1:])
+    if entry_changed:
+        old_units.update(old_layout.of_piece[old_entry.call])
+        changed.update(plan_layout.of_piece[entry.call])
+    removed_writes = frozenset().union(*(old_layout.facts[u].writes | old_layout.facts[u].standalone_writes
+                                         for u in old_units))
+    start = plan_layout.of_piece[prefix][0] if prefix < new_count else len(plan_layout.units)
+    chosen = plan(plan_layout.facts, start, frozenset(changed), removed_writes, plan_layout.companions())
 
     new_statement_count = sum(len(p.statements) for p in split.pieces)
     old_region = (record.offsets[prefix] if prefix < old_pieces else old_statement_count,
@@ -210,8 +252,12 @@ def _partial(record: _Record, split: SplitModule, facts: List[PieceFacts], offse
     new_region = (offsets[prefix] if prefix < new_count else new_statement_count,
                   offsets[prefix + inserted] if prefix + inserted < new_count else new_statement_count)
 
+    old_call = record.offsets[old_entry.call] if call_retouched else None
+
     def new_statement(old: int) -> Optional[int]:
         # Statements before the edit keep their index, those after it shift with it.
+        if old == old_call:
+            return offsets[entry.call]  # the entry's call, retouched: its body's units carry over
         if old < old_region[0]:
             return old
         if old >= old_region[1]:
@@ -225,24 +271,51 @@ def _partial(record: _Record, split: SplitModule, facts: List[PieceFacts], offse
             states[new] = state
     if inserted:
         states[offsets[prefix]] = before_region  # the first new statement starts where the old ones did
-    run = frozenset(s for piece in chosen.run for s in range(offsets[piece], offsets[piece] + len(split.pieces[piece].statements)))
-    standalone = frozenset(s for piece in chosen.standalone
-                           for s in range(offsets[piece], offsets[piece] + len(split.pieces[piece].statements)))
+
+    def statements_of(units: FrozenSet[int]) -> FrozenSet[int]:
+        pieces = {plan_layout.units[u][0] for u in units}
+        return frozenset(s for piece in pieces for s in range(offsets[piece], offsets[piece] + len(split.pieces[piece].statements)))
+
+    run, standalone = statements_of(chosen.run), statements_of(chosen.standalone)
     if any(s not in states and not new_region[0] <= s < new_region[1] for s in run):
         return None, [], []  # a statement that did not run last time (after one that stopped it)
-    selection = UnitSelection(run, standalone, states, record.final_state)
+    entry_statements: Optional[FrozenSet[int]] = None
+    entry_states: Dict[int, GlobalState] = {}
+    call_statement = offsets[entry.call] if entry is not None else None
+    if entry is not None and not entry_changed:
+        entry_statements = frozenset(plan_layout.units[u][1] for u in plan_layout.of_piece[entry.call][1:]
+                                     if u in chosen.run)
+        entry_states = dict(record.entry_states)
+    selection = UnitSelection(run, standalone, states, record.final_state, entry_statements, entry_states)
 
     def kept(unit: Unit) -> Optional[Unit]:
         if unit.kind not in (STATEMENT, STANDALONE):
             return None  # the end of the file is re-run every time
         new = new_statement(unit.index)
-        if new is None or (new in run if unit.kind == STATEMENT else new in standalone):
+        if new is None:
             return None
-        return Unit(unit.kind, new)
+        if unit.kind == STANDALONE:
+            return None if new in standalone else Unit(unit.kind, new)
+        if new not in run:
+            return Unit(unit.kind, new, unit.sub)
+        # The statement runs again; of the entry call, only the body statements chosen do.
+        if new == call_statement and entry_statements is not None and unit.sub not in (BEFORE_BODY, AFTER_BODY) \
+                and unit.sub not in entry_statements:
+            return Unit(unit.kind, new, unit.sub)
+        return None
 
     reused = [(unit, report) for unit, report in ((kept(u), r) for u, r in record.reports) if unit is not None]
     reused_settled = [(unit, cause) for unit, cause in ((kept(u), c) for u, c in record.settled) if unit is not None]
     return selection, reused, reused_settled
+
+
+def _entry_replayable(interp: Any, plan_layout: Layout, offsets: List[int]) -> bool:
+    """Whether the entry function's body ran once, statement by statement, inside its call (its
+    analysis on its own included): only then are its statements units a later run can pick."""
+    entry = plan_layout.entry
+    call = offsets[entry.call]
+    ran_in = interp.standalone_units.get(entry.function)
+    return not interp.entry_stopped and (ran_in is None or (ran_in.kind == STATEMENT and ran_in.index == call))
 
 
 def _states_replayed(run: UnitsRun, selection: UnitSelection, statement_count: int) -> bool:
@@ -259,4 +332,8 @@ def _states_replayed(run: UnitsRun, selection: UnitSelection, statement_count: i
             continue  # the next statement is new and runs on from here
         if after != expected:
             return False
+    for number, after in interp.entry_states_after.items():
+        expected = selection.entry_states.get(number + 1)
+        if expected is not None and after != expected:
+            return False  # the next body statement, if it did not run, found another state last time
     return True

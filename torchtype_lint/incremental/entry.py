@@ -1,0 +1,97 @@
+"""The file's entry function: ``def main(): ...`` called once from module level.
+
+Scripts often do all their work in ``main()``, called from ``if __name__ == "__main__":``. Then
+every top-level statement is a definition but the one call, and an edit anywhere changes what
+that call does: re-running whole statements would re-analyse the whole script. So the body of
+such a function is split into units of its own (``engine/units.py``, ``Unit.sub``), planned like
+top-level statements (``plan.py``).
+
+Only a plain function qualifies: defined once at module level, no decorators, no parameter
+defaults (a default is evaluated where the ``def`` runs), a body of statements, its name read by
+exactly one other top-level statement, which is just the call (``main()`` or
+``main(parse_args())``) or ``if __name__ == "__main__":`` around it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import libcst as cst
+
+from .chunks import ParsedChunk
+from .names import StatementNames, statement_names
+
+
+@dataclass(frozen=True)
+class Entry:
+    #: Piece defining the function, piece calling it.
+    definition: int
+    call: int
+    function: cst.FunctionDef
+    #: The names of each statement of its body (None: one could not be read: no entry).
+    body_names: Sequence[StatementNames]
+
+
+def find_entry(pieces: Sequence[ParsedChunk], names: Sequence[StatementNames]) -> Optional[Entry]:
+    for index, piece in enumerate(pieces):
+        function = _plain_function(piece)
+        if function is None:
+            continue
+        name = function.name.value
+        if any(other != index and name in names[other].binds for other in range(len(pieces))):
+            continue
+        readers = [other for other in range(len(pieces)) if other != index and name in names[other].reads]
+        if len(readers) != 1 or readers[0] < index or not _is_call_of(pieces[readers[0]], name):
+            continue
+        body = _body_names(piece, function)
+        if body is None or any(name in n.reads or name in n.binds for n in body):
+            continue  # recursive, or it rebinds its own name
+        return Entry(index, readers[0], function, body)
+    return None
+
+
+def _plain_function(piece: ParsedChunk) -> Optional[cst.FunctionDef]:
+    if len(piece.statements) != 1 or not isinstance(piece.statements[0], cst.FunctionDef):
+        return None
+    function = piece.statements[0]
+    params = function.params
+    if function.decorators or function.asynchronous is not None or not isinstance(function.body, cst.IndentedBlock):
+        return None
+    if any(p.default is not None for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+        return None
+    return function
+
+
+def _is_call_of(piece: ParsedChunk, name: str) -> bool:
+    if len(piece.statements) != 1:
+        return False
+    statement = piece.statements[0]
+    if isinstance(statement, cst.If) and statement.orelse is None and isinstance(statement.body, cst.IndentedBlock) \
+            and _is_main_guard(statement.test) and len(statement.body.body) == 1:
+        statement = statement.body.body[0]
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    expr = statement.body[0]
+    return isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call) \
+        and isinstance(expr.value.func, cst.Name) and expr.value.func.value == name
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    return isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__" \
+        and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal) \
+        and isinstance(test.comparisons[0].comparator, cst.SimpleString) \
+        and test.comparisons[0].comparator.value[1:-1] == "__main__"
+
+
+def _body_names(piece: ParsedChunk, function: cst.FunctionDef) -> Optional[List[StatementNames]]:
+    cached = piece.derived.get("entry_body_names")
+    if cached is None:
+        found: List[StatementNames] = []
+        for statement in function.body.body:  # type: ignore[union-attr]
+            names = statement_names(piece.module.code_for_node(statement), statement)
+            if names is None or names.dynamic:
+                found = []
+                break
+            found.append(names)
+        cached = piece.derived["entry_body_names"] = found or False
+    return cached or None
