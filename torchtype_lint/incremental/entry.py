@@ -14,7 +14,7 @@ exactly one other top-level statement, which is just the call (``main()`` or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -33,14 +33,21 @@ class Entry:
 
 
 def find_entry(pieces: Sequence[ParsedChunk], names: Sequence[StatementNames]) -> Optional[Entry]:
+    binders: Dict[str, List[int]] = {}
+    readers_of: Dict[str, List[int]] = {}
+    for index, piece_names in enumerate(names):
+        for name in piece_names.binds:
+            binders.setdefault(name, []).append(index)
+        for name in piece_names.reads:
+            readers_of.setdefault(name, []).append(index)
     for index, piece in enumerate(pieces):
         function = _plain_function(piece)
         if function is None:
             continue
         name = function.name.value
-        if any(other != index and name in names[other].binds for other in range(len(pieces))):
-            continue
-        readers = [other for other in range(len(pieces)) if other != index and name in names[other].reads]
+        if binders.get(name) != [index]:
+            continue  # bound again elsewhere
+        readers = [other for other in readers_of.get(name, ()) if other != index]
         if len(readers) != 1 or readers[0] < index or not _is_call_of(pieces[readers[0]], name):
             continue
         body = _body_names(piece, function)
