@@ -256,3 +256,38 @@ def test_a_main_with_known_arguments_or_called_twice_is_no_entry(call: str) -> N
     edited = text.replace("np.random.rand(4, 3))", "np.random.rand(4, 3)).float()")
     assert _key(checker.check(edited, "main.py").findings) == _key(check_source(edited, "main.py").findings)
     assert checker.last_run.entry_statements_run is None
+
+
+def test_an_edit_inside_main_re_runs_the_statements_it_can_change() -> None:
+    checker = IncrementalChecker()
+    checker.check(MAIN, "main.py")
+    edited = MAIN.replace("torch.ones(2, 2) + 1", "torch.ones(2, 2) + 2")
+    assert _key(checker.check(edited, "main.py").findings) == _key(check_source(edited, "main.py").findings)
+    # The edited statement and `return other`, which reads it; not the model's two.
+    assert checker.last_run.incremental and checker.last_run.entry_statements_run == 2
+    # A new statement inside main that uses what it reads: the finding it makes appears.
+    added = edited.replace("    return other\n", "    again = model(make_batch())\n    return other\n")
+    assert _key(checker.check(added, "main.py").findings) == _key(check_source(added, "main.py").findings)
+
+
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if "def main" not in p.read_text()][::9],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_rebuilt_main_has_the_positions_of_the_whole_parse(path: Path) -> None:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from torchtype_lint.incremental.entry import find_entry
+    from torchtype_lint.incremental.function_body import SplitFunction
+    from torchtype_lint.incremental.session import _names
+
+    text = _inside_main(path.read_text())
+    split = split_module(text)
+    entry = find_entry(split.pieces, _names(split))
+    assert entry is not None and isinstance(entry.piece, SplitFunction)
+    whole = cst.parse_module(entry.piece.text)
+    expected = MetadataWrapper(whole, unsafe_skip_copy=True).resolve(PositionProvider)
+    rebuilt, original = entry.function, whole.body[0]
+    positions = entry.piece.positions()
+    for mine, theirs in zip(rebuilt.body.body, original.body.body):
+        assert positions[mine] == expected[theirs]
+    assert positions[rebuilt] == expected[original]

@@ -53,16 +53,32 @@ class ParsedChunk:
 
 #: (text, how many pieces above it in its file have the same text) -> the piece parsed alone:
 #: two equal statements of one file must still be two distinct nodes.
-_cache: "OrderedDict[Tuple[str, int], Optional[ParsedChunk]]" = OrderedDict()
+_cache: "OrderedDict[Tuple[str, Any], Optional[ParsedChunk]]" = OrderedDict()
 
 
 def split_lines_at_statements(source: str) -> List[Tuple[int, str]]:
     """(first line, text) of each piece that starts with a top-level statement; the first
     piece also holds the comments and blank lines above the first statement."""
     lines = source.splitlines(keepends=True)
+    starts = starts_of_statements(lines)
+    pieces = []
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        if start < end:
+            pieces.append((start + 1, "".join(lines[start:end])))
+    return pieces
+
+
+def starts_of_statements(lines: Sequence[str]) -> List[int]:
+    """Indices of the lines where a statement at column 0 starts (0 always: comments above the
+    first statement belong to it)."""
     starts = [0]
     in_decorator = started = False
+    open_string: Optional[str] = None
     for number, line in enumerate(lines):
+        inside, open_string = open_string is not None, _open_string_after(line, open_string)
+        if inside:
+            continue  # a line of a triple-quoted string (a docstring's column-0 lines)
         if not line or line[0] in " \t\r\n\f#)]}":
             continue  # indented, blank, a comment, or a closing bracket: inside a statement
         word = line.split(None, 1)[0].rstrip(":")
@@ -73,15 +89,38 @@ def split_lines_at_statements(source: str) -> List[Tuple[int, str]]:
         started = True  # the comments above the first statement belong to its piece
         # A decorator and its function are one statement: no cut until the def or class.
         in_decorator = line.startswith("@") or (in_decorator and not line.startswith(("def ", "async ", "class ")))
-    pieces = []
-    for index, start in enumerate(starts):
-        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        if start < end:
-            pieces.append((start + 1, "".join(lines[start:end])))
-    return pieces
+    return starts
 
 
-def parse_piece(text: str, occurrence: int = 0) -> Optional[ParsedChunk]:
+def _open_string_after(line: str, open_string: Optional[str]) -> Optional[str]:
+    """The triple quote still open at the end of ``line`` (None: none), given the one open at
+    its start. A guess is safe either way: a cut inside a string makes a piece that does not
+    parse (the file is then parsed whole), a cut missed makes a piece of two statements."""
+    if open_string is None and '"' not in line and "'" not in line:
+        return None  # the common line: no quote at all
+    at, end = 0, len(line)
+    while at < end:
+        if open_string is not None:
+            close = line.find(open_string, at)
+            if close < 0:
+                return open_string
+            at, open_string = close + 3, None
+            continue
+        char = line[at]
+        if char == "#":
+            return None
+        if char in "\"'":
+            if line.startswith(char * 3, at):
+                open_string, at = char * 3, at + 3
+                continue
+            at += 1
+            while at < end and line[at] != char:  # a one-line string: skip to its end
+                at += 2 if line[at] == "\\" else 1
+        at += 1
+    return open_string
+
+
+def parse_piece(text: str, occurrence: Any = 0) -> Optional[ParsedChunk]:
     """The piece parsed alone (cached by its text and ``occurrence``), or None when it does not
     parse by itself or the screen refuses it."""
     key = (text, occurrence)
@@ -133,6 +172,11 @@ def split_module(source: str) -> Optional[SplitModule]:
         first_lines.append(first_line)
     if not pieces:
         return None
+    return assemble(pieces, first_lines)
+
+
+def assemble(pieces: Sequence[ParsedChunk], first_lines: Sequence[int]) -> SplitModule:
+    """The module made of the pieces' statements."""
     head = pieces[0].module
     body = [statement for piece in pieces for statement in piece.statements]
     # The pieces' own headers and footers are comments and blank lines: the analysis never

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Sequence
 import libcst as cst
 
 from .chunks import ParsedChunk
+from .function_body import SplitFunction, split_function
 from .names import StatementNames, statement_names
 
 
@@ -28,8 +29,11 @@ class Entry:
     definition: int
     call: int
     function: cst.FunctionDef
-    #: The names of each statement of its body (None: one could not be read: no entry).
+    #: The names of each statement of its body.
     body_names: Sequence[StatementNames]
+    #: The piece that defines it as the analysis uses it: rebuilt from its parts
+    #: (function_body.py), or the piece as parsed when it cannot be cut.
+    piece: ParsedChunk
 
 
 def find_entry(pieces: Sequence[ParsedChunk], names: Sequence[StatementNames]) -> Optional[Entry]:
@@ -50,10 +54,13 @@ def find_entry(pieces: Sequence[ParsedChunk], names: Sequence[StatementNames]) -
         readers = [other for other in readers_of.get(name, ()) if other != index]
         if len(readers) != 1 or readers[0] < index or not _is_call_of(pieces[readers[0]], name):
             continue
+        rebuilt = split_function(piece)
+        if rebuilt is not None:
+            piece, function = rebuilt, rebuilt.statements[0]
         body = _body_names(piece, function)
         if body is None or any(name in n.reads or name in n.binds for n in body):
             continue  # recursive, or it rebinds its own name
-        return Entry(index, readers[0], function, body)
+        return Entry(index, readers[0], function, body, piece)
     return None
 
 
@@ -91,11 +98,23 @@ def _is_main_guard(test: cst.BaseExpression) -> bool:
 
 
 def _body_names(piece: ParsedChunk, function: cst.FunctionDef) -> Optional[List[StatementNames]]:
+    if isinstance(piece, SplitFunction):
+        found = []
+        for part in piece.body_pieces:  # each body statement's names, kept with its own piece
+            if len(part.statements) != 1:
+                return None  # two statements in one part: a body unit is one statement
+            if "names" not in part.derived:
+                part.derived["names"] = statement_names(part.text, part.statements)
+            names = part.derived["names"]
+            if names is None or names.dynamic:
+                return None
+            found.append(names)
+        return found
     cached = piece.derived.get("entry_body_names")
     if cached is None:
         found: List[StatementNames] = []
         for statement in function.body.body:  # type: ignore[union-attr]
-            names = statement_names(piece.module.code_for_node(statement), statement)
+            names = statement_names(piece.module.code_for_node(statement), [statement])
             if names is None or names.dynamic:
                 found = []
                 break

@@ -11,7 +11,7 @@ import re
 import symtable
 import sys
 from dataclasses import dataclass
-from typing import FrozenSet, Iterator, Optional
+from typing import FrozenSet, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -40,8 +40,8 @@ class StatementNames:
     dynamic: bool
 
 
-def statement_names(text: str, statement: cst.CSTNode) -> Optional[StatementNames]:
-    """The names of the one statement whose source is ``text``; None when Python's compiler
+def statement_names(text: str, statements: Sequence[cst.CSTNode]) -> Optional[StatementNames]:
+    """The names of the statements whose source is ``text``; None when Python's compiler
     refuses the text (the caller then analyses the whole file)."""
     try:
         table = symtable.symtable(text, "<statement>", "exec")
@@ -62,7 +62,8 @@ def statement_names(text: str, statement: cst.CSTNode) -> Optional[StatementName
             if symbol.is_global() and symbol.is_referenced():
                 reads.add(name)
     dynamic = dynamic or bool(reads & DYNAMIC_SCOPE_NAMES)
-    return StatementNames(frozenset(binds), frozenset(reads), _library_names(statement), dynamic)
+    library = frozenset().union(*(_library_names(statement) for statement in statements))
+    return StatementNames(frozenset(binds), frozenset(reads), library, dynamic)
 
 
 def _nested(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:

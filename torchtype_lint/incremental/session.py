@@ -26,9 +26,10 @@ from ..project.sources import content_hash, dependency_hash
 from ..rules.base import Report
 from ..screen import MAX_SOURCE_CHARS
 from ..settings import FileResult, Settings
-from .chunks import ParsedChunk, SplitModule, split_module
+from .chunks import ParsedChunk, SplitModule, assemble, split_module
 from .names import StatementNames, statement_names
 from .entry import find_entry
+from .function_body import SplitFunction
 from .layout import Layout, layout
 from .plan import plan
 
@@ -104,7 +105,13 @@ class IncrementalChecker:
         if split is None or names is None or any(n.dynamic for n in names):
             return check_source(source, path, settings, overlay=overlay), None
         offsets = _offsets(split.pieces)
-        plan_layout = layout(split.pieces, names, find_entry(split.pieces, names))
+        entry = find_entry(split.pieces, names)
+        if entry is not None and entry.piece is not split.pieces[entry.definition]:
+            # The entry function rebuilt from its separately parsed statements (function_body.py).
+            pieces = list(split.pieces)
+            pieces[entry.definition] = entry.piece
+            split = assemble(pieces, split.first_lines)
+        plan_layout = layout(split.pieces, names, entry)
         if record is not None and not _reusable(record, settings, overlay):
             record = None
         if record is not None and record.source == source:
@@ -154,8 +161,7 @@ def _names(split: SplitModule) -> Optional[List[StatementNames]]:
     out = []
     for piece in split.pieces:
         if "names" not in piece.derived:
-            piece.derived["names"] = statement_names(piece.text, piece.statements[0]) \
-                if len(piece.statements) == 1 else None
+            piece.derived["names"] = statement_names(piece.text, piece.statements)
         if piece.derived["names"] is None:
             return None
         out.append(piece.derived["names"])
@@ -221,8 +227,20 @@ def _partial(record: _Record, split: SplitModule, plan_layout: Layout, offsets: 
         and record.split.pieces[old_entry.call].statements[0].deep_equals(split.pieces[entry.call].statements[0])
     if entry is not None and new_piece(old_entry.call) != entry.call and not call_retouched:
         return None, [], []  # the call moved, or is another one
-    # An edited entry function: every statement of its body counts as changed.
+    # An edited entry function: every statement of its body counts as changed, unless both
+    # versions were rebuilt from parts with the same `def` line: then only the new parts do.
     entry_changed = entry is not None and old_entry.function is not entry.function
+    body = _body_diff(record, old_entry, entry) if entry_changed else None
+    if body is not None:
+        entry_changed = False
+
+    def new_body(old: int) -> Optional[int]:
+        if body is None:
+            return old
+        kept_before, replaced, inserted_body, _ = body
+        if old < kept_before:
+            return old
+        return old - replaced + inserted_body if old >= kept_before + replaced else None
 
     def old_start(piece: int) -> Optional[GlobalState]:
         # The global state before an old piece's first statement (after the last: the final).
@@ -241,6 +259,10 @@ def _partial(record: _Record, split: SplitModule, plan_layout: Layout, offsets: 
     if entry_changed:
         old_units.update(old_layout.of_piece[old_entry.call])
         changed.update(plan_layout.of_piece[entry.call])
+    if body is not None:
+        kept_before, replaced, inserted_body, _ = body
+        old_units.update(old_layout.of_piece[old_entry.call][1 + kept_before:1 + kept_before + replaced])
+        changed.update(plan_layout.of_piece[entry.call][1 + kept_before:1 + kept_before + inserted_body])
     removed_writes = frozenset().union(*(old_layout.facts[u].writes | old_layout.facts[u].standalone_writes
                                          for u in old_units))
     start = plan_layout.of_piece[prefix][0] if prefix < new_count else len(plan_layout.units)
@@ -285,7 +307,9 @@ def _partial(record: _Record, split: SplitModule, plan_layout: Layout, offsets: 
     if entry is not None and not entry_changed:
         entry_statements = frozenset(plan_layout.units[u][1] for u in plan_layout.of_piece[entry.call][1:]
                                      if u in chosen.run)
-        entry_states = dict(record.entry_states)
+        entry_states = {new_body(j): state for j, state in record.entry_states.items() if new_body(j) is not None}
+        if body is not None and body[2]:
+            entry_states[body[0]] = body[3]  # the first new body statement starts where the old ones did
     selection = UnitSelection(run, standalone, states, record.final_state, entry_statements, entry_states)
 
     def kept(unit: Unit) -> Optional[Unit]:
@@ -296,17 +320,44 @@ def _partial(record: _Record, split: SplitModule, plan_layout: Layout, offsets: 
             return None
         if unit.kind == STANDALONE:
             return None if new in standalone else Unit(unit.kind, new)
+        sub = unit.sub
+        if new == call_statement and sub not in (BEFORE_BODY, AFTER_BODY):
+            sub = new_body(sub)  # a statement of the entry function's body
+            if sub is None:
+                return None
         if new not in run:
-            return Unit(unit.kind, new, unit.sub)
+            return Unit(unit.kind, new, sub)
         # The statement runs again; of the entry call, only the body statements chosen do.
-        if new == call_statement and entry_statements is not None and unit.sub not in (BEFORE_BODY, AFTER_BODY) \
-                and unit.sub not in entry_statements:
-            return Unit(unit.kind, new, unit.sub)
+        if new == call_statement and entry_statements is not None and sub not in (BEFORE_BODY, AFTER_BODY) \
+                and sub not in entry_statements:
+            return Unit(unit.kind, new, sub)
         return None
 
     reused = [(unit, report) for unit, report in ((kept(u), r) for u, r in record.reports) if unit is not None]
     reused_settled = [(unit, cause) for unit, cause in ((kept(u), c) for u, c in record.settled) if unit is not None]
     return selection, reused, reused_settled
+
+
+def _body_diff(record: _Record, old_entry: Any, entry: Any) -> Optional[Tuple[int, int, int, GlobalState]]:
+    """(body statements kept before the edit, old ones replaced, new ones inserted, the global
+    state the first of them starts from) when an edit inside the entry function left its `def`
+    line and the rest of its body as they were (function_body.py); None otherwise."""
+    old_piece, new_piece = old_entry.piece, entry.piece
+    if not (isinstance(old_piece, SplitFunction) and isinstance(new_piece, SplitFunction)) \
+            or old_piece.header is not new_piece.header:
+        return None
+    old_body, new_body = old_entry.function.body.body, entry.function.body.body
+    before = 0
+    while before < min(len(old_body), len(new_body)) and old_body[before] is new_body[before]:
+        before += 1
+    after = 0
+    while after < min(len(old_body), len(new_body)) - before and old_body[-1 - after] is new_body[-1 - after]:
+        after += 1
+    replaced, inserted = len(old_body) - before - after, len(new_body) - before - after
+    start, end = record.entry_states.get(before), record.entry_states.get(before + replaced)
+    if start is None or end is None or start != end:
+        return None  # the replaced statements changed a global switch, never ran, or were the last
+    return before, replaced, inserted, start
 
 
 def _entry_replayable(interp: Any, plan_layout: Layout, offsets: List[int]) -> bool:
