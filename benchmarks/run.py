@@ -458,17 +458,16 @@ in a fresh child after a 300 ms debounce, 5 edits each, the comment edit then re
 
 | Document | comment | method | statement | before (comment / method / statement) |
 |---|---|---|---|---|
-| 1,004-line script | 73 ms | 72 ms | 72 ms | 938 / 926 / 983 ms |
-| 904-line script importing `data.py` (`--project`) | 72 ms | 70 ms | 70 ms | 781 / 777 / 779 ms |
-| 1,011 lines, every statement inside one `main()` (`--main`) | 63 ms | 76 ms | 330 ms | 977 / 942 / 946 ms |
-| 4,904-line script (`--lines 4900`) | 127 ms | 130 ms | 122 ms | (~1.3 s in the issue) |
+| 1,004-line script | 73 ms | 71 ms | 71 ms | 938 / 926 / 983 ms |
+| 904-line script importing `data.py` (`--project`) | 72 ms | 69 ms | 70 ms | 781 / 777 / 779 ms |
+| 1,011 lines, every statement inside one `main()` (`--main`) | 65 ms | 75 ms | 77 ms | 977 / 942 / 946 ms |
+| 4,904-line script (`--lines 4900`) | 131 ms | 121 ms | 120 ms | (~1.3 s in the issue) |
 
 An edit re-parses only the edited top-level statements and re-runs only the units of the analysis it can
 change (docs/architecture.md, "Editing: what is analysed again"); 50 ms of each number is the debounce. The
-body of a `main()` called once from module level is split into units too, so an edit elsewhere re-runs only
-the statements of `main` that read what it changed. An edit *inside* `main` re-runs `main` (the edited
-function) and everything it calls: the 330 ms of the last column, about a full analysis less the parse.
-The first analysis of a document is a full one (open: 0.65 to 0.75 s for 1,000 lines, 2.8 s for 4,904).
+body of a `main()` called once from module level is parsed statement by statement and split into units too,
+so an edit inside it or elsewhere re-runs only the statements of `main` that read what it changed. The
+first analysis of a document is a full one (open: 0.65 to 0.75 s for 1,000 lines, 2.7 s for 4,904).
 TTL301's test for files that ask for double precision walked the whole tree (0.2 s of 0.66 s on the
 1,004-line script); it now walks it only when the text holds one of the words it looks for, which makes
 every full analysis cheaper too (the 1,004-line script: 0.66 -> 0.44 s in one process).
