@@ -190,10 +190,14 @@ def _reusable(record: _Record, settings: Settings, overlay: Optional[Mapping[str
     return True
 
 
-def _diff(record: _Record, split: SplitModule) -> Optional[Tuple[int, int, int]]:
-    """(common prefix, old pieces replaced, new pieces inserted) by piece identity: parsed
-    pieces are cached by text, so an unchanged piece is the same object."""
-    old, new = record.split.pieces, split.pieces
+def _diff(record: _Record, split: SplitModule) -> Tuple[int, int, int]:
+    """The pieces that changed (``_changed_middle``): parsed pieces are cached by text, so an
+    unchanged piece is the same object."""
+    return _changed_middle(record.split.pieces, split.pieces)
+
+
+def _changed_middle(old: Sequence[Any], new: Sequence[Any]) -> Tuple[int, int, int]:
+    """(items kept before the edit, old items replaced, new items inserted), by identity."""
     prefix = 0
     while prefix < min(len(old), len(new)) and old[prefix] is new[prefix]:
         prefix += 1
@@ -346,14 +350,7 @@ def _body_diff(record: _Record, old_entry: Any, entry: Any) -> Optional[Tuple[in
     if not (isinstance(old_piece, SplitFunction) and isinstance(new_piece, SplitFunction)) \
             or old_piece.header is not new_piece.header:
         return None
-    old_body, new_body = old_entry.function.body.body, entry.function.body.body
-    before = 0
-    while before < min(len(old_body), len(new_body)) and old_body[before] is new_body[before]:
-        before += 1
-    after = 0
-    while after < min(len(old_body), len(new_body)) - before and old_body[-1 - after] is new_body[-1 - after]:
-        after += 1
-    replaced, inserted = len(old_body) - before - after, len(new_body) - before - after
+    before, replaced, inserted = _changed_middle(old_entry.function.body.body, entry.function.body.body)
     start, end = record.entry_states.get(before), record.entry_states.get(before + replaced)
     if start is None or end is None or start != end:
         return None  # the replaced statements changed a global switch, never ran, or were the last
