@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange

@@ -22,7 +22,7 @@ differential test (tests/test_incremental.py) checks against full analyses of re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set
 
 import libcst as cst
 
