@@ -1,13 +1,12 @@
 """The message torch prints for a bad call, as the set of wordings it is known to use.
 
-One failure can be worded differently on different machines with the same torch version: a
-CPU convolution on float16 input takes oneDNN's kernels where the CPU has float16 support
-(``Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same``,
-recorded on the machine the rule was written on) and the reference kernels elsewhere
-(``expected scalar type Half but found Float``, on an AVX2-only AMD EPYC; torch 2.13.0+cpu
-both times; ``torch.ops.mkldnn._is_mkldnn_fp16_supported()`` tells which a machine has). A finding quotes every wording, and a
-check of a quote accepts any of them; a failure whose wordings are not all known is quoted
-with none.
+One failure can be worded differently on different machines with the same torch version, by
+the CPU's instruction set: a convolution without a bias check on float16/bfloat16 input takes
+oneDNN's kernels where the CPU has the instructions (``Input type (CPUBFloat16Type) and weight
+type (torch.FloatTensor) should be the same or ...``) and the reference kernels elsewhere
+(``expected scalar type BFloat16 but found Float``). Such a failure is quoted with no wording
+at all: a quote must be what torch prints on every CPU, and the set of wordings a CPU can pick
+is not known. A check of a quote with several variants accepts any of them.
 """
 from __future__ import annotations
 
