@@ -99,3 +99,33 @@ def test_wheel_ships_one_package_and_no_top_level_rules():
     assert PYPROJECT["project"]["entry-points"]["flake8.extension"] == {
         "TTL": "torchtype_lint.frontends.flake8_plugin:TorchTypeChecker"}
     assert PYPROJECT["project"]["scripts"] == {"torchtype-lint": "torchtype_lint.cli:main"}
+
+
+def test_confirm_runs_from_a_non_editable_install(tmp_path):
+    # `pip install .` then `torchtype-lint confirm` found no fixtures: they lay only beside the
+    # package in a checkout. The wheel carries them; the working directory is never searched.
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(wheels), str(REPO)], check=True, capture_output=True, timeout=300)
+    site = tmp_path / "site"
+    import zipfile
+
+    with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
+        wheel.extractall(site)
+    shipped = sorted(p.relative_to(site / "torchtype_lint" / "fixtures").as_posix()
+                     for p in (site / "torchtype_lint" / "fixtures").rglob("*.py"))
+    assert shipped == sorted(p.relative_to(REPO / "fixtures").as_posix() for p in (REPO / "fixtures").rglob("*.py"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "fixtures" / "TTL101").mkdir(parents=True)  # a cwd's fixtures are never run
+    (elsewhere / "fixtures" / "TTL101" / "bad_planted.py").write_text("raise SystemExit('ran the cwd')\n")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import torchtype_lint; "
+            "assert torchtype_lint.__file__.startswith(sys.argv[1]), torchtype_lint.__file__; "
+            "from torchtype_lint.cli import main; "
+            "sys.exit(main(['confirm', '--rule', 'TTL101', '--device', 'cpu', '--no-lint']))")
+    proc = subprocess.run([sys.executable, "-c", code, str(site)], cwd=elsewhere,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no fixtures/ directory" not in proc.stderr
+    ours = len(list((REPO / "fixtures" / "TTL101").glob("*.py")))  # the planted one makes it one more
+    assert f"{ours} fixtures per device" in proc.stdout and "TTL101  confirmed" in proc.stdout

@@ -30,9 +30,14 @@ class Fixture:
 
 
 def default_root() -> Optional[Path]:
-    """The repository's ``fixtures/`` next to the package (editable installs, checkouts)."""
-    candidate = Path(__file__).resolve().parents[2] / "fixtures"
-    return candidate if candidate.is_dir() else None
+    """The fixtures the installed package carries (a wheel puts them in ``torchtype_lint/``),
+    else the repository's ``fixtures/`` next to the package (editable installs, checkouts).
+    Never the working directory's: running its programs would run whatever a checkout holds."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "fixtures", package.parent / "fixtures"):
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 def parse_labels(text: str) -> Tuple[Tuple[int, str], ...]:
