@@ -34,6 +34,7 @@ from .. import __version__
 from ..check import Settings, check_source
 from ..findings import Finding, Location, rule_url
 from ..incremental.worker import check_document
+from ..lines import LINE_BREAK
 from ..values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
 
 SOURCE = "torchtype-lint"
@@ -43,15 +44,14 @@ FIX_ALL_KIND = "source.fixAll.torchtype-lint"
 #: ~20 ms); a burst of keystrokes still coalesces into one analysis.
 DEBOUNCE_SECONDS = 0.05
 
-# LSP lines end at \n, \r\n or \r only (str.splitlines also splits at \x0c, \u2028, ...).
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NOQA_CODES = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
 _NOQA_BLANKET = re.compile(r"#\s*noqa(?!:)", re.IGNORECASE)
 
 
 def split_lines(source: str) -> List[str]:
-    """The document's lines without their line breaks, split the way LSP counts lines."""
-    return _LINE_BREAK.split(source)
+    """The document's lines without their line breaks, split the way LSP counts lines: at the
+    tokenizer's breaks only (lines.py), and a text ending in one has an empty last line."""
+    return LINE_BREAK.split(source)
 
 
 # --------------------------------------------------------------------------- analysis (worker thread)

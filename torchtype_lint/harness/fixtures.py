@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
+from ..lines import source_lines
+
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TTL[0-9]{3}(?:\s*,\s*TTL[0-9]{3})*)")
 RULE_DIR = re.compile(r"^TTL[0-9]{3}$")
 
@@ -42,7 +44,7 @@ def default_root() -> Optional[Path]:
 
 def parse_labels(text: str) -> Tuple[Tuple[int, str], ...]:
     labels = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(source_lines(text), start=1):  # the findings' numbering
         match = EXPECT.search(line)
         if match:
             for code in re.split(r"\s*,\s*", match.group("codes").strip()):

@@ -22,6 +22,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from ..lines import source_lines
 from ..screen import screen
 
 #: Parsed statements kept across analyses (a 5,000-line file has about 500).
@@ -59,7 +60,8 @@ _cache: "OrderedDict[Tuple[str, Any], Optional[ParsedChunk]]" = OrderedDict()
 def split_lines_at_statements(source: str) -> List[Tuple[int, str]]:
     """(first line, text) of each piece that starts with a top-level statement; the first
     piece also holds the comments and blank lines above the first statement."""
-    lines = source.splitlines(keepends=True)
+    # Cut where the whole parse's lines are cut: a form feed in a comment starts no statement.
+    lines = source_lines(source, keepends=True)
     starts = starts_of_statements(lines)
     pieces = []
     for index, start in enumerate(starts):

@@ -12,7 +12,6 @@ string spanning lines at column 0, a comment further left) is not cut.
 """
 from __future__ import annotations
 
-import io
 import tokenize
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
@@ -20,6 +19,7 @@ from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from ..lines import readline, source_lines
 from .chunks import ParsedChunk, parse_piece, starts_of_statements
 
 
@@ -51,7 +51,7 @@ def _split(piece: ParsedChunk) -> Optional[SplitFunction]:
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return None
     indent = function.body.indent if function.body.indent is not None else piece.module.default_indent
-    lines = piece.text.splitlines(keepends=True)
+    lines = source_lines(piece.text, keepends=True)  # the lines the whole parse numbers
     header_lines = _header_line_count(piece.text)
     if header_lines is None or header_lines >= len(lines):
         return None
@@ -87,7 +87,7 @@ def _split(piece: ParsedChunk) -> Optional[SplitFunction]:
 def _header_line_count(text: str) -> Optional[int]:
     """Lines of the ``def ...:`` line(s): up to the end of its logical line."""
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(readline(text)):  # lines as lines.py cuts them
             if token.type == tokenize.NEWLINE:
                 return token.end[0]
     except (tokenize.TokenError, SyntaxError, IndentationError):
