@@ -7,7 +7,9 @@ analysis can stop libcst's native parser or a runaway allocation:
 * ``call_deep`` runs a function in a thread with a 512 MB stack and a raised recursion limit,
   so deeply nested (but screened) expressions are analysed instead of overflowing the C stack;
 * ``call_bounded`` runs it in a forked child process that is killed at its deadline and whose
-  address space is capped, so a file costs at most a diagnostic, never the process that asked.
+  address space is capped, so a file costs at most a diagnostic, never the process that asked;
+* ``die_with_parent`` makes every such child (and the resident one, ``resident.py``) end when
+  the process that forked it ends, even by SIGKILL: no analysis outlives its front end.
 
 Where ``fork`` does not exist (Windows) ``call_bounded`` runs the function in-process on the
 deep stack: the screen and the engine's time budget still apply, the hard kill does not.
@@ -154,6 +156,63 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
+# ---------------------------------------------------------------------- dying with the parent
+
+#: prctl(2) option: the signal the kernel sends this process when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+#: Seconds between two looks at the parent, where no parent-death signal can be armed.
+WATCHDOG_SECONDS = 0.2
+#: libc's ``prctl``, looked up before forking (a child should not load libraries); False until then.
+_prctl: Any = False
+
+
+def prepare_parent_death() -> None:
+    """Look up ``prctl`` in this process, once, so that a child forked later need not."""
+    global _prctl
+    if _prctl is not False:
+        return
+    _prctl = None
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        _prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):  # no ctypes or a libc without prctl: the watchdog does it
+        _prctl = None
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child just forked from ``parent``: end when the parent ends. Linux: the kernel
+    sends SIGKILL when the forking thread exits (its callers keep that thread until the child
+    is done); the parent may already be gone when the signal is armed, hence the getppid check.
+    Elsewhere a watchdog thread looks at the parent every ``WATCHDOG_SECONDS``."""
+    armed = _set_parent_death_signal()
+    if os.getppid() != parent:
+        os._exit(70)  # orphaned before the signal was armed: it would never come
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent,), name="torchtype-lint-watchdog",
+                         daemon=True).start()
+
+
+def _set_parent_death_signal() -> bool:
+    """Ask the kernel for SIGKILL when the parent dies; False where that cannot be done."""
+    prepare_parent_death()  # normally done before the fork; a no-op then
+    if not _prctl:
+        return False
+    try:
+        return _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except Exception:  # noqa: BLE001 - a foreign call that failed: the watchdog takes over
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    # An orphan is adopted by init (or a subreaper): its parent id changes.
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_SECONDS)
+    os._exit(70)  # from any thread: ends the whole child, mid-analysis too
+
+
 def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
                  memory: int = MEMORY_LIMIT_BYTES) -> T:
     """``function(*args)`` in a forked child on a deep stack, killed after ``seconds`` of wall
@@ -162,6 +221,8 @@ def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
     stopped, dies, or raises."""
     if not can_fork():
         return call_deep(function, *args)
+    prepare_parent_death()
+    parent = os.getpid()
     read_end, write_end = os.pipe()
     with warnings.catch_warnings():
         # Python 3.12+ warns about forking a threaded process (the language server is one);
@@ -180,7 +241,7 @@ def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
             gc.unfreeze()
     if pid == 0:  # the child
         os.close(read_end)
-        _child(function, args, write_end, memory + ANALYSIS_STACK_BYTES)
+        _child(function, args, write_end, memory + ANALYSIS_STACK_BYTES, parent)
     os.close(write_end)
     try:
         data = _read_until(read_end, time.monotonic() + seconds)
@@ -199,11 +260,12 @@ def call_bounded(function: Callable[..., T], *args: Any, seconds: float,
     return value
 
 
-def _child(function: Callable[..., Any], args: Any, write_end: int, memory: int) -> None:
+def _child(function: Callable[..., Any], args: Any, write_end: int, memory: int, parent: int) -> None:
     """Body of the forked child: compute, send, and leave without running the parent's exit
     handlers (flake8's, pytest's, the language server's)."""
     code = 0
     try:
+        die_with_parent(parent)
         import faulthandler
 
         faulthandler.disable()  # a crash here is the parent's to report, as one line

@@ -10,8 +10,11 @@ Because it lives on, what it loads stays loaded for the next file: the parsed pr
 importing the same modules share, which a child forked per file would load again each time;
 and for the language server, each open document's last analysis (``incremental/worker.py``).
 
-Requests and results cross two pipes as length-prefixed pickles. Where ``fork`` does not exist,
-``call_resident`` runs the function in-process on the deep stack, like ``call_bounded``.
+Requests and results cross two pipes as length-prefixed pickles; one call at a time (a lock
+serialises threads: the language server calls from a worker thread). The child dies with the
+process that started it, even one killed by SIGKILL (``bounded.die_with_parent``), and a child
+found dead between calls is replaced before the next file is sent. Where ``fork`` does not
+exist, ``call_resident`` runs the function in-process on the deep stack, like ``call_bounded``.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import pickle
 import select
 import signal
 import struct
+import threading
 import time
 from typing import Any, Callable, Optional, TypeVar
 
@@ -40,19 +44,24 @@ def call_resident(function: Callable[..., T], *args: Any, seconds: float,
     global _resident
     if not bounded.can_fork():
         return bounded.call_deep(function, *args)
-    if _resident is None or _resident.owner != os.getpid():
-        # None yet, or one inherited from the process we were forked from: never shared.
-        _resident = _Resident(memory)
-        _stop_at_exit()
-    try:
-        return _resident.call(function, args, seconds)
-    finally:
-        if not _resident.alive:
-            _resident = None
+    with _lock:  # one child, one request in flight: callers from several threads take turns
+        if _resident is not None and _resident.owner == os.getpid() and _resident.exited():
+            _resident = None  # died while idle (its parent-death signal, a kill): start afresh
+        if _resident is None or _resident.owner != os.getpid():
+            # None yet, or one inherited from the process we were forked from: never shared.
+            _resident = _Resident(memory)
+            _stop_at_exit()
+        try:
+            return _resident.call(function, args, seconds)
+        finally:
+            if not _resident.alive:
+                _resident = None
 
 
 class _Resident:
     def __init__(self, memory: int):
+        bounded.prepare_parent_death()
+        parent = os.getpid()
         request_read, request_write = os.pipe()
         result_read, result_write = os.pipe()
         gc.freeze()  # the child's collector then leaves the parent's pages alone (no copying)
@@ -64,7 +73,7 @@ class _Resident:
         if pid == 0:
             os.close(request_write)
             os.close(result_read)
-            _serve(request_read, result_write, memory)  # never returns
+            _serve(request_read, result_write, memory, parent)  # never returns
         gc.unfreeze()
         os.close(request_read)
         os.close(result_write)
@@ -93,6 +102,22 @@ class _Resident:
             raise BoundExceeded(value, raised=True)
         return value
 
+    def exited(self) -> bool:
+        """Whether the child has ended (it is reaped then, and this object is dead)."""
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            pid = self.pid  # reaped elsewhere: gone all the same
+        if pid == 0:
+            return False
+        self.alive = False
+        for fd in (self.requests, self.results):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        return True
+
     def stop(self, kill: bool = False) -> int:
         """End the child (closing its request pipe ends its loop); its exit status."""
         self.alive = False
@@ -110,6 +135,17 @@ class _Resident:
 
 
 _resident: Optional[_Resident] = None
+#: Held for a whole call: the pipes carry one request and its answer at a time.
+_lock = threading.Lock()
+
+
+def _fresh_lock() -> None:
+    global _lock
+    _lock = threading.Lock()  # a forked process starts with no call of its own in flight
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
 #: The process that registered ``stop_resident`` to run at its exit.
 _registered_in = 0
 
@@ -137,11 +173,12 @@ def _stop_at_exit() -> None:
     util.Finalize(None, stop_resident, exitpriority=0)
 
 
-def _serve(requests: int, results: int, memory: int) -> None:
-    """The child: answer requests until the pipe closes or its heap grew too much; leave
-    without running the parent's exit handlers."""
+def _serve(requests: int, results: int, memory: int, parent: int) -> None:
+    """The child: answer requests until the pipe closes, its parent dies or its heap grew too
+    much; leave without running the parent's exit handlers."""
     code = 0
     try:
+        bounded.die_with_parent(parent)
         import faulthandler
 
         faulthandler.disable()  # a crash here is the parent's to report, as one line
