@@ -7,7 +7,8 @@ One line per binding, in source order::
 
 (on one line). A function analysed in several contexts (standalone, and per call site) shows
 each distinct value it had; an unknown value is left out when the same binding also had a known
-one. Function parameters are listed as ``name (parameter)``.
+one. Function parameters are listed as ``name (parameter)``. Quoted code and file names are
+escaped as in ``check``'s human formats (printable.py): one line each, no control character.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from typing import Any, Dict, List, Tuple
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .check import Settings, check_bytes
+from .printable import printable, printable_path
+from .reporting import format_concise
 from .selection import Selection
 
 #: How many provenance links a line shows (newest first, the root cause last).
@@ -46,7 +49,7 @@ def explain_path(path: str) -> str:
         # In a killable child like every analysis: explain reads untrusted files too.
         return call_bounded(_explain_bytes, data, path, settings, seconds=hard_deadline(settings))
     except BoundExceeded as exc:
-        return f"{path}:1:1: TTL000 not analysed: {exc}\n"
+        return printable_path(f"{path}:1:1: TTL000 not analysed: {exc}") + "\n"
 
 
 def _explain_bytes(data: bytes, path: str, settings: Settings) -> str:
@@ -66,12 +69,12 @@ def _explain_notebook(data: bytes, path: str, settings: Settings) -> str:
     try:
         notebook = parse_notebook(data.decode("utf-8"))
     except (NotebookError, UnicodeDecodeError) as exc:
-        return f"{path}:1:1: TTL001 {exc}\n"
+        return printable_path(f"{path}:1:1: TTL001 {exc}") + "\n"
     if not notebook.cells or not is_python_notebook(notebook.data):
         return "(no Python code cells)\n"
     full = check_source(notebook.joined(), path, settings, keep_analysis=True)
     if full.interpreter is None or full.module is None:
-        return "".join(f.concise() + "\n" for f in full.findings) or "(nothing to explain)\n"
+        return format_concise(full.findings, {}) or "(nothing to explain)\n"
 
     def where(line: int, joiner: str) -> str:
         cell, cell_line = notebook.locate(line)
@@ -86,11 +89,11 @@ def explain_result(result) -> str:  # noqa: ANN001 - FileResult
     from .check import check_source
 
     if result.source is None:
-        return "".join(f.concise() + "\n" for f in result.findings)
+        return format_concise(result.findings, {})
     full = check_source(result.source, result.path, Settings(selection=_TOOL_ONLY),
                         keep_analysis=True)
     if full.interpreter is None or full.module is None:
-        return "".join(f.concise() + "\n" for f in full.findings) or "(nothing to explain)\n"
+        return format_concise(full.findings, {}) or "(nothing to explain)\n"
     return explain_interpreter(full.interpreter, full.module)
 
 
@@ -114,7 +117,7 @@ def explain_interpreter(interpreter: Any, module: Any) -> str:
             known_targets[(line, label)] = True
         text = f"{line}: {label}: {assignment.description}"
         text += _provenance(getattr(assignment.value, "origin", None), module, positions)
-        entries.append((line, order, text))
+        entries.append((line, order, printable(text)))  # quoted code: one line, no escape sequence
     lines = []
     for line, _, text in sorted(entries):
         label = text.split(": ", 2)[1]

@@ -9,7 +9,9 @@ from typing import Any, List
 
 def show_files(plan: Any, args: argparse.Namespace) -> str:
     """Every file the run would check, one a line, in the order it would check them."""
-    return "".join(f"{path}\n" for _, files in plan.groups(args.paths) for path in files)
+    from .printable import printable_path  # a name holding a newline would forge a line
+
+    return "".join(f"{printable_path(path)}\n" for _, files in plan.groups(args.paths) for path in files)
 
 
 def show_settings(plan: Any, args: argparse.Namespace) -> str:

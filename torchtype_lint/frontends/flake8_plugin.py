@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Tuple
 
 from .. import __version__
+from ..printable import printable  # small (one regex): what every yielded text goes through
 
 
 class TorchTypeChecker:
@@ -87,7 +88,7 @@ class TorchTypeChecker:
             found = check_bytes_bounded(source, self.filename, settings, resident=True).findings
             findings = plan.apply_per_file_ignores(found)
         except Exception as exc:  # noqa: BLE001 - never take the host down (a bad config included)
-            message = " ".join(str(exc).split())
+            message = printable(" ".join(str(exc).split()))
             if type(exc).__name__ == "ConfigError":
                 yield 1, 0, f"TTL000 invalid torchtype-lint configuration: {message}", type(self)
             else:
@@ -96,6 +97,6 @@ class TorchTypeChecker:
         for f in findings:
             if f.code == "TTL001" and f.message.startswith("syntax error"):
                 continue  # flake8 already reports E999 for syntax errors
-            # The headline, like the CLI's concise lines: flake8's output is one line a finding.
-            yield f.line, f.column, f"{f.code} {f.headline}", type(self)
+            # The headline, escaped like the CLI's concise lines: flake8's output is one line a finding.
+            yield f.line, f.column, f"{f.code} {printable(f.headline)}", type(self)
 
