@@ -35,10 +35,11 @@ from .decoding import DecodeError, decode_source  # noqa: E402,F401 - re-exporte
 
 
 def check_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None) -> FileResult:
+    from .reading import read_source  # the one reader of user files: capped, regular, inside the project
+
     shown = display_path or path
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_source(path)
     except OSError as exc:
         return FileResult(shown, [_tool_finding("TTL001", shown, f"could not read file: {exc.strerror or exc}")])
     return check_bytes(data, shown, settings)

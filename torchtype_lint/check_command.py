@@ -317,6 +317,9 @@ def _add_noqa(findings: list, console: Console) -> int:
         if path.endswith(".ipynb"):
             console.warn(f"{path}: --add-noqa leaves notebooks as they are")
             continue
+        for finding in found:
+            if finding.code == "TTL001":  # unreadable (a link leaving the project...): said, like an unwritable file
+                console.warn(f"{path}: {finding.message}")
         edit = add_noqa(path, found)
         added += edit.added
         skipped += edit.skipped

@@ -33,10 +33,15 @@ def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
              suffixes: Sequence[str] = PYTHON_SUFFIXES + NOTEBOOK_SUFFIXES,
              respect_gitignore: bool = True) -> Iterator[str]:
     """Files to check, in a stable order. Explicitly named files are always checked; files
-    found by walking a directory are skipped when excluded or ignored by git."""
+    found by walking a directory are skipped when excluded or ignored by git, or when they
+    resolve outside their project (a committed symlink: ``boundary.py``)."""
+    from .boundary import leaves_project
+
     for path in paths:
         if os.path.isdir(path):
             ignore = GitIgnore.for_directory(path) if respect_gitignore else None
+            # os.walk does not enter linked directories: below the top, only a file itself can be a link.
+            top_linked = os.path.realpath(path) != os.path.abspath(path)
             found: List[str] = []
             for root, dirs, files in os.walk(path):
                 if ignore is not None:
@@ -50,7 +55,8 @@ def discover(paths: Iterable[str], extra_excludes: Sequence[str] = (),
                 for f in files:
                     full = os.path.join(root, f)
                     if f.endswith(tuple(suffixes)) and not is_excluded(full, extra_excludes) \
-                            and not (ignore and ignore.ignored(full, False)):
+                            and not (ignore and ignore.ignored(full, False)) \
+                            and not ((top_linked or os.path.islink(full)) and leaves_project(full)):
                         found.append(full)
             yield from sorted(found)
         else:

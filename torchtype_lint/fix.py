@@ -32,12 +32,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from .boundary import resolve_inside
 from .check import DecodeError, Settings, check_source, decode_source, warm_up
 from .findings import Finding, Location
 from .notebook import (
     NotebookError, check_notebook_path, dump_notebook, is_python_notebook, parse_notebook, set_cell_source,
     split_fixed, to_cell_findings,
 )
+from .reading import read_source
 
 MAX_ROUNDS = 10
 
@@ -172,8 +174,7 @@ def fix_file(path: str, settings: Optional[Settings] = None, unsafe: bool = Fals
             return outcome
     outcome = FixOutcome(path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_source(path)  # regular files inside the project only, like the run that found the fixes
         source = decode_source(data)
     except (OSError, DecodeError):
         from .check import check_path
@@ -205,8 +206,7 @@ def fix_notebook(path: str, settings: Optional[Settings] = None, unsafe: bool = 
     post = postprocess or (lambda findings: findings)
     outcome = FixOutcome(path)
     try:
-        with open(path, "rb") as handle:
-            original = handle.read()
+        original = read_source(path)  # regular files inside the project only
         notebook = parse_notebook(original.decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, NotebookError):
         # Checking it says what is wrong.
@@ -279,11 +279,12 @@ def write_if_unchanged(path: str, expected: bytes, new: bytes) -> None:
     """Replace ``path``'s content with ``new``, atomically, if it still is ``expected``.
 
     Raises ``FileChangedError`` when the file changed since it was read, and ``OSError`` when it
-    cannot be written. A symlink is followed (the link stays, its target is fixed); the
-    permission bits (and, where allowed, the owner) are kept. A hard-linked file gets its own
-    copy, as with ``sed -i``.
+    cannot be written. A symlink is followed (the link stays, its target is fixed) only when its
+    target is inside the project (``boundary.OutsideProject`` otherwise); the permission bits
+    (and, where allowed, the owner) are kept. A hard-linked file gets its own copy, as with
+    ``sed -i``.
     """
-    target = os.path.realpath(path)
+    target = resolve_inside(path)  # never written through a link that leaves the project
     info = os.stat(target)
     if not os.access(target, os.W_OK):
         # The rename below only needs the directory to be writable: honour a read-only file.

@@ -46,9 +46,10 @@ def add_noqa(path: str, findings: Sequence[Finding]) -> NoqaEdit:
             wanted[finding.line].add(finding.code)
     if not wanted:
         return edit
+    from .reading import read_source  # the one reader of user files: capped, regular, inside the project
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_source(path)
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:

@@ -375,10 +375,11 @@ def displayed_lines(notebook: Notebook) -> Set[int]:
 
 def check_notebook_path(path: str, settings: Optional[Settings] = None, display_path: Optional[str] = None, *,
                         check_source: CheckSource) -> FileResult:
+    from .reading import read_source  # the one reader of user files: capped, regular, inside the project
+
     shown = display_path or path
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_source(path)
     except OSError as exc:
         return FileResult(shown, _selected([Finding("TTL001", f"could not read file: {exc.strerror or exc}",
                                                     "error", shown, Location(1, 0, 1, 0))], settings))

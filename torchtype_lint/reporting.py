@@ -44,9 +44,10 @@ def _source_lines(path: str, sources: Mapping[str, str], cache: Dict[str, List[s
     if path not in cache:
         text = sources.get(path)
         if text is None:
+            from .reading import read_source  # capped, never blocks, never through a link leaving the project
+
             try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
+                text = read_source(path).decode("utf-8", errors="replace")
             except OSError:
                 text = ""
         cache[path] = text.splitlines()

@@ -13,9 +13,7 @@
 """
 from __future__ import annotations
 
-import errno
 import os
-import stat
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -25,16 +23,12 @@ from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
 from .files import discover
 from .findings import Finding, Location
 from .resident import call_resident
-from .screen import MAX_SOURCE_CHARS
+from .reading import MAX_READ_BYTES, read_source  # noqa: F401 - re-exported (explain reads files through runner)
 
 from .settings import DEFAULT_TIME_BUDGET, FileResult
 
 if TYPE_CHECKING:  # the engine is imported only once some file really needs analysing
     from .settings import Settings
-
-#: Bytes read from one file at most: the screen refuses sources longer than this anyway, and a
-#: 50 MB file must not be read, decoded and parsed only to be refused.
-MAX_READ_BYTES = 4 * MAX_SOURCE_CHARS
 
 
 def default_jobs() -> int:
@@ -116,24 +110,6 @@ def check_file(path: str, settings: "Settings", cache: Optional[Cache] = None) -
     if cache is not None:
         cache.put(cache.key(data, path), result.findings, result.dependencies)
     return result
-
-
-def read_source(path: str) -> bytes:
-    """The file's bytes. Only regular files: reading a named pipe or a device that happens to
-    be called ``x.py`` would block the run forever."""
-    with open(path, "rb", opener=_open_nonblocking) as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if info.st_size > MAX_READ_BYTES:
-            raise OSError(errno.EFBIG, f"file too large to analyse: {info.st_size:,} bytes "
-                                       f"(torchtype-lint's limit is {MAX_READ_BYTES:,})")
-        return handle.read(MAX_READ_BYTES + 1)
-
-
-def _open_nonblocking(path: str, flags: int) -> int:
-    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def check_bytes_deep(data: bytes, path: str, settings: "Settings") -> "FileResult":

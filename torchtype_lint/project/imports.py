@@ -27,7 +27,9 @@ class ProjectImports:
         #: The analysed file, resolved: importing it from another module is a cycle.
         self.path = os.path.realpath(os.path.abspath(path))
         self.is_notebook = self.path.endswith(NOTEBOOK_SUFFIX)
-        self.roots = import_roots(self.path, source_roots, directory_first=self.is_notebook)
+        # The roots come from where the file is named: a link to another project's file must
+        # not make that project's modules readable.
+        self.roots = import_roots(os.path.abspath(path), source_roots, directory_first=self.is_notebook)
         self.sources = ProjectSources(self.roots, overlay)
         self.resolver = ModuleResolver(self.roots, self.sources.exists)
 

@@ -3,7 +3,9 @@ beyond) and the directories an absolute import is looked up in, in Python's orde
 
 The root is the closest directory at or above the file holding ``pyproject.toml``, ``setup.cfg``,
 ``setup.py`` or ``.git``; without one, the directory above the file's outermost package (the
-file's own directory for a file in no package). Absolute imports are looked up,
+file's own directory for a file in no package). It is found from where the file is named: a
+symlink to another project's file still belongs to the project holding the link (whose
+``boundary.py`` refuses to read it). Absolute imports are looked up,
 like ruff's ``src`` setting, in the configured ``src`` directories (``[tool.torchtype-lint]
 src = [...]``), else in the root and its ``src/`` directory. A file outside any package (a script
 in ``scripts/``) also finds its neighbours first, as ``python scripts/train.py`` puts the
@@ -56,11 +58,19 @@ def is_inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
+def file_project(path: str) -> str:
+    """The project of the file named ``path``, resolved: found from where the file is named (a
+    symlink's own directory), never from where a symlink leads, so a link cannot choose it."""
+    absolute = os.path.abspath(path)
+    return os.path.realpath(project_root(absolute) or _above_packages(os.path.dirname(absolute)))
+
+
 def import_roots(path: str, configured_src: Sequence[str] = (), directory_first: bool = False) -> ImportRoots:
-    """The roots for the file at ``path``; ``configured_src``: absolute ``src`` directories;
+    """The roots for the file named ``path``; ``configured_src``: absolute ``src`` directories;
     ``directory_first``: the file's directory is searched first even inside a package (a notebook)."""
-    own_directory = os.path.dirname(os.path.abspath(path))
-    root = os.path.realpath(project_root(path) or _above_packages(own_directory))
+    # Python puts a script's resolved directory first on sys.path; outside the root it is dropped below.
+    own_directory = os.path.dirname(os.path.realpath(path))
+    root = file_project(path)
     candidates = list(configured_src) or [root, os.path.join(root, "src")]
     if directory_first or not os.path.isfile(os.path.join(own_directory, "__init__.py")):
         candidates.insert(0, own_directory)  # a script or a notebook: its directory comes first on sys.path
