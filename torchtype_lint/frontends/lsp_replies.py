@@ -11,13 +11,18 @@ that is not JSON at all.
 Here a failed request becomes a ``RejectedRequest`` that still carries its id, and
 ``handle_message`` answers it with the JSON-RPC error (InvalidParams -32602 naming the bad
 field, InvalidRequest -32600, ParseError -32700 with a null id, as JSON-RPC 2.0 says), once,
-for every handler, so no handler has to validate its own params. Imported only when the server
-starts (pygls is optional).
+for every handler, so no handler has to validate its own params. Messages are read off stdin by
+``lsp_framing`` (bounded, tolerant of broken framing) instead of pygls' reader. Imported only
+when the server starts (pygls is optional).
 """
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
+import sys
+import threading
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple, Union
 
@@ -28,12 +33,17 @@ from pygls.exceptions import (
     JsonRpcInvalidRequest,
     JsonRpcParseError,
 )
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCError, RPCNotification, RPCRequest, RPCResponse
 
+from .lsp_framing import FrameReader, serve
+
 #: What ``json.loads`` raises on a body that is not JSON (RecursionError: nested too deep).
 _UNPARSABLE = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -128,6 +138,21 @@ class ReplyingLanguageServer(LanguageServer):
     def __init__(self, *args: Any, **kwargs: Any):
         kwargs.setdefault("protocol_cls", RepliesToEveryRequest)
         super().__init__(*args, **kwargs)
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """pygls' stdio server (``LanguageServer._start_io_async``), reading through
+        ``lsp_framing.FrameReader`` instead of pygls' unbounded reader."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(self._stop_event, FrameReader(stdin or sys.stdin.buffer), self.protocol,
+                              self.thread_pool, self.report_server_error))
+        except BrokenPipeError:
+            logger.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass  # `exit` raises SystemExit; pygls ends the same way
+        finally:
+            self.shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # The read loop hands over what json.loads raised: the id is unknowable, so it is null.
