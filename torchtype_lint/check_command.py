@@ -98,15 +98,23 @@ def _check_once(args: argparse.Namespace, plan, console: Console) -> int:  # noq
     started = time.monotonic()
     results = []
     if _reading_stdin(args):
-        from .runner import check_bytes_bounded
+        from .reading import read_stream
+        from .runner import check_bytes_bounded, read_error_result
 
         name = args.stdin_filename or "-"
-        data = sys.stdin.buffer.read()
-        if args.fix or args.diff:
-            from .stdin_fix import fix_stdin
+        try:
+            data = read_stream(sys.stdin.buffer)  # at most the file cap, the rest left unread
+        except OSError as exc:
+            if args.fix or args.diff:
+                # Echoing the input unchanged (as for an unfixable file) would mean buffering all of it.
+                raise UsageError(f"{name}: not fixed: {exc.strerror or exc}; nothing was written to stdout") from None
+            results.append(read_error_result(name, exc, plan.settings_for(name)))
+        else:
+            if args.fix or args.diff:
+                from .stdin_fix import fix_stdin
 
-            return fix_stdin(args, plan, data, name, console)
-        results.append(check_bytes_bounded(data, name, plan.settings_for(name)))
+                return fix_stdin(args, plan, data, name, console)
+            results.append(check_bytes_bounded(data, name, plan.settings_for(name)))
     else:
         results = _run_files(args, plan, console)
         if not results:

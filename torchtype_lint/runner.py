@@ -290,6 +290,11 @@ def _exit_reason(code: Optional[int]) -> str:
 # ---------------------------------------------------------------------- tool findings
 
 
+def read_error_result(path: str, exc: OSError, settings: "Settings") -> "FileResult":
+    """The result of a file (or stdin) that could not be read: its TTL001, when selected."""
+    return _file_result(path, [_read_error(path, exc)], settings)
+
+
 def _read_error(path: str, exc: OSError) -> Finding:
     return _tool_finding("TTL001", path, f"could not read file: {exc.strerror or exc}")
 
