@@ -35,11 +35,22 @@ class Console:
         if self.silent:
             return
         if self.output_file is not None:
-            with open(self.output_file, "w", encoding="utf-8") as handle:
+            with self._open_output("w") as handle:
                 handle.write(text)
             return
         sys.stdout.write(paint_findings(text) if self.color else text)
         sys.stdout.flush()
+
+    def check_output_file(self) -> None:
+        """Fail now, before any file is checked, when the --output-file cannot be written."""
+        if self.output_file is not None:
+            self._open_output("a").close()  # "a": a report already there stays until the new one is written
+
+    def _open_output(self, mode: str):  # noqa: ANN202 - a text file
+        try:
+            return open(self.output_file, mode, encoding="utf-8")  # type: ignore[arg-type]
+        except OSError as exc:  # a missing directory, a directory, no permission: the user's to fix
+            raise UsageError(f"--output-file: cannot write {self.output_file}: {exc.strerror or exc}") from None
 
     def summary(self, text: str, success: bool = False) -> None:
         if not self.quiet:
@@ -64,6 +75,7 @@ def run_check(args: argparse.Namespace) -> int:
         _output_format(args)  # reject a bad --output-format before doing the work
         _reject_conflicts(args)
         console = Console(args)
+        console.check_output_file()
         if args.show_settings or args.show_files:
             from .show import show_files, show_settings
 

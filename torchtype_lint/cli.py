@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import __version__
-from .settings import DEFAULT_TIME_BUDGET
+from .settings import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -63,13 +63,15 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+def _time_budget(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
+    if not value > 0 or value == float("inf"):  # `not >`: NaN too
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    if value > MAX_TIME_BUDGET:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TIME_BUDGET:g} seconds (a day), got {text}")
     return value
 
 
@@ -129,10 +131,10 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
                      help="exit 1 when fixes were applied, even if nothing is left")
     fix.add_argument("--add-noqa", action="store_true",
                      help="add a '# noqa: CODE' comment to the line of every finding")
-    parser.add_argument("--time-budget", type=_positive_float, default=DEFAULT_TIME_BUDGET,
+    parser.add_argument("--time-budget", type=_time_budget, default=DEFAULT_TIME_BUDGET,
                         help="wall seconds per file, parsing included, before TTL000 "
-                             f"(default {DEFAULT_TIME_BUDGET:g}; the file's worker is killed "
-                             "if it has not stopped soon after)")
+                             f"(default {DEFAULT_TIME_BUDGET:g}, at most {MAX_TIME_BUDGET:g}; the file's worker "
+                             "is killed if it has not stopped soon after)")
     perf = parser.add_argument_group("performance")
     perf.add_argument("-j", "--jobs", type=_positive_int, default=None,
                       help="worker processes, at least 1 (default: one per core; 1 analyses in this process)")

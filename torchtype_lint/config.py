@@ -19,8 +19,10 @@ Example::
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -39,6 +41,9 @@ def _tomllib() -> Any:
 
 
 SECTION = "torchtype-lint"
+#: Bytes of a pyproject.toml read at most: real ones are a few KB, and a 50 MB one must not be
+#: read and parsed (seconds, hundreds of MB) to configure a lint run.
+MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
               "respect-gitignore", "src")
 
@@ -119,25 +124,45 @@ def find_config_file(start: str) -> Optional[str]:
         directory = parent
 
 
-def _read_toml(path: str) -> Dict[str, Any]:
+def _read_config_bytes(path: str) -> bytes:
+    """The bytes of a configuration file: ``OSError`` when it cannot be read or is no regular
+    file (a FIFO would block), ``ConfigError`` beyond ``MAX_CONFIG_BYTES`` (the rest unread)."""
+    # O_NONBLOCK: opening a FIFO named pyproject.toml returns at once instead of waiting for a writer.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        data = handle.read(MAX_CONFIG_BYTES + 1)  # one byte more tells "at the cap" from "beyond it"
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: too large to be a configuration file: more than {MAX_CONFIG_BYTES:,} "
+                          "bytes (torchtype-lint's limit)")
+    return data
+
+
+def _read_toml(path: str, data: Optional[bytes] = None) -> Dict[str, Any]:
+    """The parsed file (``data``: its bytes, when already read); any problem is a ``ConfigError``."""
     tomllib = _tomllib()
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        text = (_read_config_bytes(path) if data is None else data).decode("utf-8")
+        return tomllib.loads(text)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def _has_section(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            if SECTION.encode() not in handle.read():
-                return False  # cheap: most pyproject files never mention us
+        data = _read_config_bytes(path)
     except OSError:
         return False
-    return SECTION in _read_toml(path).get("tool", {})
+    if SECTION.encode() not in data:
+        return False  # cheap: most pyproject files never mention us
+    return SECTION in _read_toml(path, data).get("tool", {})
 
 
 def load_config(path: str) -> Config:

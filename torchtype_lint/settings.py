@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 #: Wall seconds one file may take, parsing included, before it becomes TTL000.
 DEFAULT_TIME_BUDGET = 20.0
+#: The largest budget accepted: a day. Far beyond any real file, and a deadline this far away
+#: still fits the OS's timers (``1e308`` overflowed them: an internal error, not a usage error).
+MAX_TIME_BUDGET = 86_400.0
 
 
 @dataclass
