@@ -26,7 +26,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 HOOK_REPO_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml")
-HOOK_REPO_TREES = ("torchtype_lint",)
+# The trees the wheel is built from (pyproject force-includes fixtures/), as in a clone.
+HOOK_REPO_TREES = ("torchtype_lint", "fixtures")
 
 
 def git(*args: str, cwd: Path) -> str:
