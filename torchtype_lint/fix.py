@@ -119,6 +119,7 @@ def fix_source(source: str, path: str, settings: Optional[Settings] = None, unsa
             new_source = result.module.visit(_ReplaceByIdentity(replacements)).code
         except Exception:  # noqa: BLE001 - a fix that cannot be applied is dropped
             return source, fixed, post(result.findings)
+        new_source += _lost_by_libcst(result.module, source)
         if not is_valid_python(new_source):
             return source, fixed, post(result.findings)  # never write a broken file
         if new_source == source:
@@ -126,6 +127,15 @@ def fix_source(source: str, path: str, settings: Optional[Settings] = None, unsa
         source = new_source
         fixed += len(todo)
     return source, fixed, post(check_source(source, path, settings).findings)
+
+
+def _lost_by_libcst(module: cst.Module, source: str) -> str:
+    """What libcst's code generation drops from the end of ``source``: the last ``\r`` of a
+    file with CR-only line endings (``parse_module("a\\r").code == "a"``); else nothing."""
+    if not source.endswith("\r"):
+        return ""  # only a final lone CR is lost (CRLF and LF files round-trip exactly)
+    code = module.code
+    return source[len(code):] if source.startswith(code) else ""
 
 
 def is_valid_python(source: str) -> bool:
