@@ -138,12 +138,19 @@ def check_bytes_bounded(data: Union[bytes, str], path: str, settings: "Settings"
     from .check import warm_up
 
     warm_up()
+    deadline = hard_deadline(settings)
+    started = time.monotonic()
     try:
         call = call_resident if resident else bounded.call_bounded
         dicts, source, dependencies = call(
-            _check_for_transport, data, path, settings, tree, overlay, seconds=hard_deadline(settings))
+            _check_for_transport, data, path, settings, tree, overlay, seconds=deadline)
     except bounded.BoundExceeded as exc:
-        why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
+        if exc.raised:
+            why = f"internal error while analysing this file: {exc}"
+        elif time.monotonic() - started >= deadline:  # stopped at the deadline, not dead before it
+            why = f"not analysed: {_deadline_message(settings, deadline)}"
+        else:
+            why = f"not analysed: {exc}"
         return _file_result(path, [_tool_finding("TTL000", path, why)], settings)
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source, dependencies=dependencies)
 
@@ -271,12 +278,23 @@ def _run_pool(todo: Sequence[Tuple[int, str]], settings: "Settings", workers: in
                 elif time.monotonic() - worker.started > deadline:
                     worker.stop(kill=True)
                     pool[slot] = _Worker(context, settings, cache)
-                    yield index, path, _tool_dicts(path, settings, (
-                        f"analysis did not finish within {deadline:g}s of wall time (parsing"
-                        " included); the worker was stopped and the file skipped"))
+                    yield index, path, _tool_dicts(path, settings, _deadline_message(settings, deadline))
     finally:
         for worker in pool:
             worker.stop(kill=worker.task is not None)
+
+
+def _deadline_message(settings: "Settings", deadline: float) -> str:
+    """Why a file was stopped at the hard deadline, naming the budget it was given: the engine
+    stops itself at the budget, except inside work it cannot interrupt (libcst's native parser
+    of a very long file), which only the kill at the later hard deadline ends."""
+    budget = getattr(settings, "time_budget", DEFAULT_TIME_BUDGET)
+    if deadline <= budget:  # a deadline set apart from the budget (tests): nothing more to explain
+        return f"analysis did not finish within {deadline:g}s of wall time (parsing included); the file was skipped"
+    return (f"analysis did not finish within its time budget of {budget:g}s (--time-budget; wall time, "
+            "parsing included) and could not stop itself there, inside work that cannot be interrupted "
+            f"(libcst's parser): it was stopped at {deadline:g}s, the hard deadline, which leaves the engine "
+            f"{deadline - budget:g}s to stop itself; the file was skipped")
 
 
 def _exit_reason(code: Optional[int]) -> str:
