@@ -1,18 +1,23 @@
 """Build the op dtype-contract table from the installed torch (developer tool; imports torch).
 
-Two sources, kept apart in the output so that each claim says where it comes from:
+Three sources, kept apart in the output so that each claim says where it comes from:
 
 * **Declarations.** torch's OpInfo database (``op_db``) declares, for every operator it tests,
   the dtypes supported on CPU (``supported_dtypes("cpu")``) and on CUDA
   (``supported_dtypes("cuda")``; reading it needs no GPU). torch's own CI checks these
   declarations in both directions on real hardware (its ``test_dtypes`` fails when a declared
-  dtype does not work and when an undeclared one does), which makes them the best CUDA truth
-  available to a project without a GPU.
+  dtype does not work and when an undeclared one does); on CUDA they are kept as the
+  declared-only fallback for pairs no GPU run has observed.
 * **Observations on CPU.** Every dtype an op does *not* declare on CPU is what the linter would
   report, so each such pair is run here, on CPU, with the op's own ``sample_inputs`` in that
   dtype. A pair counts as unsupported only when every sample fails with an error that names a
   dtype; a pair that runs is recorded as a contradiction (OpInfo was conservative) and the table
   trusts the observation; a pair that cannot be exercised stays out of the "unsupported" set.
+* **Observations on a GPU.** The CUDA declarations are conservative too (on an H100, 177 of
+  304 pairs declared without a CUDA kernel ran), and a development machine has no GPU:
+  ``observe`` runs the same probe on a GPU machine and writes a file into ``data/cuda_observations/``, and the
+  newest such file is merged in (``merge.py``). The rules only report CUDA failures that were
+  observed; a pair that was only declared stays silent.
 
 Only the twelve dtypes a user meets in practice are tracked (see ``DTYPE_CODES``); OpInfo's
 declarations for uint16/32/64, complex32 and float8 are partial and are ignored.
@@ -29,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from .merge import merge
+from .observations import Observation, newest
 from .table import DATA_FILE, DTYPE_CODES, FORMAT_VERSION
 
 CODE_OF = {name: code for code, name in DTYPE_CODES.items()}
@@ -180,8 +187,9 @@ def _has_empty(value: Any) -> bool:
     return False
 
 
-def sample_inputs(op: Any, dtype: str, samples: int = SAMPLES_PER_PROBE) -> Tuple[list, str]:
-    """Up to ``samples`` of the op's own sample inputs in ``dtype``.
+def sample_inputs(op: Any, dtype: str, samples: int = SAMPLES_PER_PROBE,
+                  device: str = "cpu") -> Tuple[list, str]:
+    """Up to ``samples`` of the op's own sample inputs in ``dtype``, built on ``device``.
 
     Many sample builders cannot make their inputs in a dtype the op does not support (they
     draw from ``randn``, which has no integer kernel); then the samples are built in a
@@ -193,7 +201,7 @@ def sample_inputs(op: Any, dtype: str, samples: int = SAMPLES_PER_PROBE) -> Tupl
     def take(dtype_: Any) -> list:
         # Empty inputs prove nothing: many kernels return before dispatching on the dtype.
         return list(itertools.islice(
-            (s for s in op.sample_inputs("cpu", dtype_, requires_grad=False) if not _has_empty(s.input)),
+            (s for s in op.sample_inputs(device, dtype_, requires_grad=False) if not _has_empty(s.input)),
             samples))
 
     try:
@@ -203,7 +211,8 @@ def sample_inputs(op: Any, dtype: str, samples: int = SAMPLES_PER_PROBE) -> Tupl
         why = "no samples"
     except Exception as exc:  # noqa: BLE001 - torch's sample builders raise anything
         why = "no samples: " + _first_line(exc)
-    declared = [d for d in ("float64", "float32", "int64", "bool") if d in tracked(op.supported_dtypes("cpu"))]
+    # The fallback dtype must be one the device declares, or building the samples fails too.
+    declared = [d for d in ("float64", "float32", "int64", "bool") if d in tracked(op.supported_dtypes(device))]
     if not declared:
         return [], why
     source = getattr(torch, declared[0])
@@ -223,16 +232,20 @@ def sample_inputs(op: Any, dtype: str, samples: int = SAMPLES_PER_PROBE) -> Tupl
 
 
 def probe(op: Any, dtype: str, call: Optional[Any] = None,
-          samples: int = SAMPLES_PER_PROBE) -> ProbeResult:
-    """Run ``op`` (or ``call(sample)``) on CPU on up to ``samples`` of its sample inputs in
-    ``dtype``: "ok" when one runs, "fails" when all fail with an error that names a dtype,
+          samples: int = SAMPLES_PER_PROBE, device: str = "cpu") -> ProbeResult:
+    """Run ``op`` (or ``call(sample)``) on ``device`` on up to ``samples`` of its sample inputs
+    in ``dtype``: "ok" when one runs, "fails" when all fail with an error that names a dtype,
     "unverified" when no sample could be built or the errors are about something else."""
-    _torch().manual_seed(0)  # sample builders draw random values: same table every run
+    torch = _torch()
+    torch.manual_seed(0)  # sample builders draw random values: same table every run
+    # CUDA reports kernel errors when it next synchronises: wait for each call, so that an
+    # error belongs to the sample that caused it.
+    synchronize = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
     quiet = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stderr(quiet), \
             contextlib.redirect_stdout(quiet):
         warnings.simplefilter("ignore")
-        inputs, why = sample_inputs(op, dtype, samples)
+        inputs, why = sample_inputs(op, dtype, samples, device)
         if not inputs:
             return ProbeResult("unverified", why)
         messages: List[str] = []
@@ -242,6 +255,7 @@ def probe(op: Any, dtype: str, call: Optional[Any] = None,
                     op(sample.input, *sample.args, **sample.kwargs)
                 else:
                     call(sample)
+                synchronize()
             except Exception as exc:  # noqa: BLE001 - classified below
                 messages.append(_first_line(exc))
             else:
@@ -308,26 +322,36 @@ def collect(op_db: Optional[list] = None, run_probe: bool = True) -> Dict[str, O
     return contracts
 
 
-def _record_probe(contract: OpContract, dtype: str, variants: list) -> None:
-    """Probe every variant that does not declare ``dtype``: one that runs makes it supported."""
+def probe_variants(variants: list, dtype: str, device: str = "cpu") -> ProbeResult:
+    """The rule for one (op, dtype) pair, shared by the CPU probe and ``observe``: "ok" as soon
+    as one variant runs (its name is the message), "fails" only when every variant fails with
+    a dtype error (the first message), "unverified" when any could not be exercised."""
     fail_message = ""
     unverified = ""
     for op in variants:
-        if dtype in tracked(op.supported_dtypes("cpu")):
-            continue
-        result = probe(op, dtype)
+        result = probe(op, dtype, device=device)
         if result.outcome == "ok":
             variant = "." + op.variant_test_name if op.variant_test_name else ""
-            contract.cpu_observed_ok[dtype] = f"{op.name}{variant} runs"
-            return
+            return ProbeResult("ok", f"{op.name}{variant} runs")
         if result.outcome == "fails":
             fail_message = fail_message or result.message
         else:
             unverified = unverified or result.message
-    if unverified:
-        contract.cpu_unverified[dtype] = unverified
+    if unverified or not variants:
+        return ProbeResult("unverified", unverified or "no OpInfo entry")
+    return ProbeResult("fails", fail_message)
+
+
+def _record_probe(contract: OpContract, dtype: str, variants: list) -> None:
+    """Probe every variant that does not declare ``dtype``: one that runs makes it supported."""
+    undeclared = [op for op in variants if dtype not in tracked(op.supported_dtypes("cpu"))]
+    result = probe_variants(undeclared, dtype)
+    if result.outcome == "ok":
+        contract.cpu_observed_ok[dtype] = result.message
+    elif result.outcome == "fails":
+        contract.cpu_observed_fail[dtype] = result.message
     else:
-        contract.cpu_observed_fail[dtype] = fail_message
+        contract.cpu_unverified[dtype] = result.message
 
 
 # --------------------------------------------------------------------------- serialisation
@@ -354,7 +378,10 @@ class _Sets:
         return self._index[key]
 
 
-def build_table(contracts: Dict[str, OpContract]) -> Dict[str, Any]:
+def build_table(contracts: Dict[str, OpContract],
+                observation: Optional[Observation] = None) -> Dict[str, Any]:
+    """The table of ``contracts``, with the CUDA observations of ``observation`` merged in
+    (none: every CUDA pair is declared-only)."""
     torch = _torch()
     sets = _Sets()
     ops: List[Dict[str, Any]] = []
@@ -383,7 +410,8 @@ def build_table(contracts: Dict[str, OpContract]) -> Dict[str, Any]:
     for name in sorted(merged):
         cpu, cpu_declared, cuda, owners = merged[name]
         names[name] = [sets.ref(cpu), sets.ref(cpu_declared), sets.ref(cuda)] + owners
-    return {
+    # The declared part first, in the layout ``merge`` extends with the observation columns.
+    return merge({
         "format": FORMAT_VERSION,
         "torch": torch.__version__,
         "source": "torch.testing._internal.common_methods_invocations.op_db "
@@ -395,7 +423,7 @@ def build_table(contracts: Dict[str, OpContract]) -> Dict[str, Any]:
         "names_columns": ["cpu", "cpu_declared", "cuda_declared", "ops..."],
         "names": names,
         "ops": ops,
-    }
+    }, observation)
 
 
 def dumps(table: Dict[str, Any]) -> str:
@@ -423,7 +451,9 @@ def dumps(table: Dict[str, Any]) -> str:
 
 
 def generate(path: Path = DATA_FILE, run_probe: bool = True) -> Dict[str, Any]:
-    table = build_table(collect(load_op_db(), run_probe=run_probe))
+    """Rebuild the table from this torch's op_db and CPU probe, with the newest CUDA
+    observation file of ``torchtype_lint/data/cuda_observations/`` merged in."""
+    table = build_table(collect(load_op_db(), run_probe=run_probe), newest())
     path.write_text(dumps(table), encoding="utf-8")
     return table
 
@@ -453,8 +483,20 @@ def declarations(table: Dict[str, Any]) -> Dict[str, Any]:
 
 def stale_report(committed: Dict[str, Any], op_db: Optional[list] = None) -> List[str]:
     """Differences between the committed table and torch's current declarations (no probing:
-    the observations are checked by the test that runs torch on a sample of pairs)."""
-    return compare(committed, build_table(collect(op_db, run_probe=False)))
+    the observations are checked by the test that runs torch on a sample of pairs), and
+    whether it carries the newest CUDA observation file."""
+    return compare(committed, build_table(collect(op_db, run_probe=False))) + cuda_staleness(committed)
+
+
+def cuda_staleness(committed: Dict[str, Any]) -> List[str]:
+    """A problem when the table's CUDA columns are not the newest observation file, merged."""
+    observation = newest()
+    if merge(committed, observation) == committed:
+        return []
+    carried = (committed.get("cuda_observations") or {}).get("file", "no observation file")
+    wanted = observation.file if observation is not None else "no observation file"
+    return [f"CUDA observations: the table carries {carried}, the newest is {wanted}: "
+            f"run `python -m torchtype_lint.contracts merge`"]
 
 
 def compare(committed: Dict[str, Any], fresh_table: Dict[str, Any]) -> List[str]:

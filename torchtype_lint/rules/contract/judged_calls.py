@@ -4,6 +4,10 @@ The hand-written TTL2xx rules cover the famous cases with tailored messages; the
 the long tail with the generated table (``torchtype_lint/contracts``): ~1,100 public names
 (``torch.X``, ``Tensor.X``, ``Tensor.X_``, ``torch.nn.functional.X``, ``torch.linalg.X``...).
 
+On CUDA only observed facts count: a pair the table records as failing on a real GPU
+(``Contract.fails_on_cuda``); a pair OpInfo merely declares without a CUDA kernel, or that no
+GPU run could exercise, is silent.
+
 A call is judged only when the table's dtype sets mean something for it: every tensor input
 has a known dtype and they all share it, no argument could change the computation dtype
 (``dtype=``, ``out=``, a Python scalar of a higher category, an unknown value), and every
@@ -148,9 +152,17 @@ def suggestion(contract: table.Contract, subject: str, dtypes: FrozenSet[str]) -
     if any(category(d) == Category.COMPLEX for d in dtypes):
         return ""  # converting complex to a real dtype drops the imaginary part: no advice
     for dtype, method in _FIX_METHODS:
-        if dtype in contract.cpu_declared and dtype in contract.cuda:
+        if dtype in contract.cpu_declared and contract.runs_on_cuda(dtype):
             return f"; convert the input first, e.g. `{subject}{method}`"
     return ""
+
+
+def observed_on_gpu() -> str:
+    """The GPU run behind the table's CUDA failures, as a message shows it."""
+    run = table.cuda_provenance()
+    if not run:
+        return "on a GPU"
+    return f"on an {run['gpu']} with torch {run['torch']}"
 
 
 def subject_text(call: _Call) -> str:
