@@ -17,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .engine.interpreter import AnalysisBudgetExceeded, Interpreter
 from .engine.units import Unit, UnitSelection
 from .findings import Finding, Location, ProvenanceStep
+from .lines import source_lines
 from .noqa import is_suppressed, noqa_map
 from .project.call_sites import at_call_sites
 from .project.imports import ProjectImports, project_imports
@@ -248,7 +249,8 @@ def findings_from_reports(reports: Sequence[Tuple[Unit, Report]], settled: Seque
         return []
     if positions is None:
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    lines = source.splitlines()
+    # Numbered as libcst numbers the findings' lines (a form feed ends no line).
+    lines = source_lines(source)
     noqa = noqa_map(lines) if settings.respect_noqa else {}
     findings = []
     elsewhere = _ProjectPositions(loaded, path)

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Pattern, Sequence, Tuple
 
+from .lines import source_lines
+
 #: Directory names skipped while walking (like ruff's defaults).
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "__pycache__",
@@ -101,7 +103,8 @@ def _glob_to_regex(glob: str) -> Pattern[str]:
 
 def parse_gitignore(text: str) -> List[_IgnoreRule]:
     rules = []
-    for raw in text.splitlines():
+    # git ends a line at \n and \r\n, never at \f or \x1c (str.splitlines would cut a name there).
+    for raw in source_lines(text):
         line = raw.rstrip()
         if raw.endswith("\\ "):
             line += " "  # an escaped trailing space is part of the pattern

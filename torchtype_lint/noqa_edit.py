@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Set
 
 from .findings import Finding
+from .lines import readline, source_lines
 from .noqa import parse_line
 
 #: Tool findings (unreadable file, internal error) are not silenced by a comment.
@@ -55,7 +56,7 @@ def add_noqa(path: str, findings: Sequence[Finding]) -> NoqaEdit:
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
         edit.error = f"could not read: {getattr(exc, 'strerror', None) or exc}"
         return edit
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text, keepends=True)  # line N is the finding's line N (lines.py)
     blocked = _lines_that_cannot_take_a_comment(text)
     for number, codes in sorted(wanted.items()):
         if number in blocked or not 1 <= number <= len(lines):
@@ -99,12 +100,12 @@ def _with_noqa(line: str, codes: Set[str]) -> str:
 def _lines_that_cannot_take_a_comment(text: str) -> Set[int]:
     """Lines whose end is inside a string token, or that end in a backslash continuation."""
     blocked: Set[int] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(source_lines(text), start=1):
         if line.endswith("\\"):
             blocked.add(number)
     fstring_starts: List[int] = []  # Python 3.12+ tokenizes f-strings in parts
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(readline(text)):  # a \r file is not one line
             if token.type == tokenize.STRING:
                 blocked.update(range(token.start[0], token.end[0]))  # its last line may take one
             elif token.type == getattr(tokenize, "FSTRING_START", -1):

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .findings import Finding, Location, ProvenanceStep
+from .lines import line_breaks
 from .settings import FileResult, Settings
 
 #: ``check.check_source``, passed in: this module only turns a notebook into one Python text
@@ -108,7 +109,7 @@ class Notebook:
         for cell in self.cells:
             cell.first_line = line
             parts.append(cell.text)
-            line += cell.text.count("\n") + 1
+            line += line_breaks(cell.text) + 1  # lines as libcst counts them in the joined text
         return f"{CELL_BOUNDARY}\n".join(parts)
 
     def locate(self, line: int) -> Tuple[CodeCell, int]:
@@ -116,7 +117,7 @@ class Notebook:
         starts = [c.first_line for c in self.cells]
         index = max(bisect.bisect_right(starts, line) - 1, 0)
         cell = self.cells[index]
-        last = cell.first_line + cell.text.count("\n") - 1
+        last = cell.first_line + line_breaks(cell.text) - 1
         if line > last and index + 1 < len(self.cells):
             return self.cells[index + 1], 1
         return cell, max(line - cell.first_line + 1, 1)
@@ -491,4 +492,5 @@ def set_cell_source(notebook: Notebook, cell: CodeCell, text: str) -> None:
     """Write ``text`` into the notebook's JSON as the source of ``cell``."""
     entry = notebook.data["cells"][cell.number - 1]
     # Keep the notebook's own representation: nbformat writes a list of lines.
+    # nbformat's own split (str.splitlines): only how the JSON lists the text, which "".join restores.
     entry["source"] = text.splitlines(keepends=True) if isinstance(entry.get("source"), list) else text
