@@ -225,7 +225,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return _resolve(COMMANDS[args.command].run)(args)
     except UsageError as exc:
-        print(f"torchtype-lint: error: {exc}", file=sys.stderr)
+        from .printable import printable  # a file name in the message stays on this one line
+
+        print(f"torchtype-lint: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_CLEAN
@@ -236,7 +238,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             import traceback
 
             traceback.print_exc()
-        message = " ".join(str(exc).split())
+        from .printable import printable  # the message may quote input: one line, no escape sequence
+
+        message = printable(" ".join(str(exc).split()))
         print(f"torchtype-lint: internal error: {type(exc).__name__}: {message} "
               "(set TORCHTYPE_LINT_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return EXIT_ERROR

@@ -149,8 +149,13 @@ def is_valid_python(source: str) -> bool:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    from .lines import source_lines
+    from .printable import printable
+
+    shown = printable(path)  # a newline in a file name would forge lines of the diff (and of a CI log)
+    # Hunks on the lines findings are numbered by: a form feed cuts no line (lines.py).
+    lines = difflib.unified_diff(source_lines(old, keepends=True), source_lines(new, keepends=True),
+                                 fromfile=f"a/{shown}", tofile=f"b/{shown}")
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

@@ -6,6 +6,11 @@ new one in ``FORMATTERS``.
 
 Positions: ``Location`` holds 1-based lines and 0-based columns in code points; every format
 here prints 1-based columns (like ruff and flake8), SARIF declares ``unicodeCodePoints``.
+
+The human formats (concise, full) pass every text the project controls (file names, messages
+quoting its source, provenance, fixes) through ``printable.py``: no control character, so no
+forged line (a CI workflow command) and no terminal escape. The machine formats escape for
+their own syntax (JSON strings; the github format's ``%0A``/``%3A``).
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from . import __version__
 from .findings import Finding, Location, rule_url, step_path
+from .lines import source_lines
+from .printable import printable, printable_path
 
 TOOL_NAME = "torchtype-lint"
 TOOL_URL = "https://github.com/torchtype-lint/torchtype-lint"
@@ -34,7 +41,8 @@ def format_concise(findings: Sequence[Finding], sources: Mapping[str, str]) -> s
     """One line per finding, its message cut to the headline (headline.py): ``full`` and the
     JSON formats keep the whole message."""
     # ``check --confirm`` adds torch's verdicts as indented lines under their finding.
-    return "".join(f.concise() + "\n" + "".join(f"    {c}\n" for c in f.confirmations) for f in findings)
+    return "".join(printable_path(f.concise()) + "\n" + "".join(f"    {printable(c)}\n" for c in f.confirmations)
+                   for f in findings)
 
 
 # --------------------------------------------------------------------------- full
@@ -50,7 +58,7 @@ def _source_lines(path: str, sources: Mapping[str, str], cache: Dict[str, List[s
                 text = read_source(path).decode("utf-8", errors="replace")
             except OSError:
                 text = ""
-        cache[path] = text.splitlines()
+        cache[path] = source_lines(text)
     return cache[path]
 
 
@@ -61,11 +69,13 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
     blocks = []
     for f in findings:
         # Notebook findings (notebook.py) count lines within their cell.
-        lines = f.cell_source.splitlines() if getattr(f, "cell", None) else _source_lines(f.path, sources, cache)
-        out = [f.full_line()]
+        lines = source_lines(f.cell_source) if getattr(f, "cell", None) else _source_lines(f.path, sources, cache)
+        out = [printable_path(f.full_line())]  # a name or quoted code holding a newline stays one line
         loc = f.location
         text = lines[loc.line - 1].expandtabs(1) if 1 <= loc.line <= len(lines) else ""
-        if text.isprintable() and text.strip():  # no excerpt of binary or undecodable lines
+        # No excerpt of binary or undecodable lines, nor of one with a control character (an
+        # escaped copy would put the carets off): what is shown is already printable.
+        if text.isprintable() and text.strip():
             gutter = " " * len(str(loc.line))
             # A span on one line gets carets under it (at least one); a longer one, up to the end.
             end = max(loc.end_column, loc.column + 1) if loc.end_line == loc.line else len(text)
@@ -73,11 +83,11 @@ def format_full(findings: Sequence[Finding], sources: Mapping[str, str]) -> str:
             out += [f"{gutter} |", f"{loc.line} | {text}", f"{gutter} | {' ' * loc.column}{'^' * width}"]
         if f.provenance:
             out.append("  = where the value comes from:")
-            out += [f"      {step.render()}" for step in f.provenance]
+            out += [f"      {printable(step.render())}" for step in f.provenance]
         if f.fix is not None:
             kind = "safe fix" if f.fix.safe else "unsafe fix, needs --unsafe-fixes"
-            out.append(f"  = help: {f.fix.description} ({kind})")
-        out += [f"  = torch: {c}" for c in f.confirmations]
+            out.append(f"  = help: {printable(f.fix.description)} ({kind})")
+        out += [f"  = torch: {printable(c)}" for c in f.confirmations]
         out.append(f"  = docs: {rule_url(f.code)}")
         blocks.append("\n".join(out) + "\n")
     return "\n".join(blocks)
