@@ -41,7 +41,7 @@ EDGES = textwrap.dedent("""\
 NOTEBOOK_CELLS = [
     ("code", "%matplotlib inline\nimport numpy as np\nimport torch\nlabels = torch.tensor([0, 1])\n"),
     ("markdown", "# Data\n"),
-    ("code", "a = np.random.rand(4, 3)\nx = torch.from_numpy(a)\n"),
+    ("code", "a = np.random.rand(4, 3)\nx = torch.from_numpy(a) * torch.ones(4, 3)\n"),  # promoted: TTL301
     ("code", 's = "😀🔥"; labels.float(); n = 0\n'),  # not last: not displayed
 ]
 NOTEBOOK = json.dumps({

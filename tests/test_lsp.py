@@ -278,7 +278,7 @@ async def test_notebook_cells_are_one_program_with_diagnostics_per_cell(client: 
     texts = ["%matplotlib inline\nimport numpy as np\nimport torch\nlabels = torch.tensor([0, 1])\n",
              "# Training\n",
              "a = np.random.rand(4, 3)\n",
-             "x = torch.from_numpy(a)\nlabels.float()\n"]
+             "x = torch.from_numpy(a) * torch.ones(4, 3)\nlabels.float()\n"]
     kinds = [T.NotebookCellKind.Code, T.NotebookCellKind.Markup, T.NotebookCellKind.Code, T.NotebookCellKind.Code]
     for uri in cell_uris:
         client.diagnostics.pop(uri, None)

@@ -65,8 +65,9 @@ def test_cause_warning_goes_when_explained_or_settled_and_stays_otherwise():
 def test_explicit_cast_later_settles_the_numpy_conversion_end_to_end():
     base = "import numpy as np\nimport torch\na = np.random.rand(3, 2)\nx = torch.from_numpy(a)\n"
     settings = Settings(selection=Selection(select=["TTL"]))
-    assert [f.code for f in check_source(base, "t.py", settings).findings] == ["TTL301"]
-    assert check_source(base + "y = x.float()\n", "t.py", settings).findings == []
+    promoted = "y = x * torch.ones(3, 2)\n"  # float32 data turned float64: TTL301's harm
+    assert [f.code for f in check_source(base + promoted, "t.py", settings).findings] == ["TTL301"]
+    assert check_source(base + "x = x.float()\n" + promoted, "t.py", settings).findings == []
     layer = base + "layer = torch.nn.Linear(2, 4)\nlayer(x)\nlayer(x)\n"
     found = check_source(layer, "t.py", settings).findings
     assert [(f.code, f.line) for f in found] == [("TTL401", 6)]  # the first failing use only

@@ -8,7 +8,9 @@ marks its report ``cause_warning``. Then, in evaluation order:
 - a root cause is reported at its first failing use only: torch stops at the first failure,
   and fixing the cause fixes every later use (other rules reporting that same use stay);
 - a warning about a root cause goes when an error explains it, or when a rule found the code
-  settled it (a later explicit ``.float()``: the dtype is the user's choice).
+  settled it (a later explicit ``.float()``: the dtype is the user's choice);
+- an opt-in (TTL9xx) warning about a root cause goes when a default rule's warning about the
+  same cause stays (TTL903 flags every float64 conversion, TTL301 the harmful ones: one is enough).
 
 The policy runs before ``# noqa`` is applied: a suppressed error still explains its cause.
 """
@@ -28,5 +30,13 @@ def one_report_per_root_cause(reports: Sequence[Report], settled: Collection[Any
             if first_use.setdefault(report.explains, report.node) is not report.node:
                 continue  # this cause already has its one report, at its first failing use
         kept.append(report)
-    return [r for r in kept
+    kept = [r for r in kept
             if not (r.cause_warning and (r.explains in first_use or r.explains in settled))]
+    # Causes a default rule's warning already names: an opt-in warning about them adds nothing.
+    warned = {r.explains for r in kept if r.cause_warning and not _opt_in(r.code)}
+    return [r for r in kept if not (r.cause_warning and _opt_in(r.code) and r.explains in warned)]
+
+
+def _opt_in(code: str) -> bool:
+    """TTL9xx rules are off unless selected (tests/test_docs.py holds every rule to it)."""
+    return code.startswith("TTL9")

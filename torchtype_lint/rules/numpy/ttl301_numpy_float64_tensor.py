@@ -1,117 +1,31 @@
-"""TTL301 numpy-float64-tensor: tensor created from a float64 ndarray without dtype=.
+"""TTL301 numpy-float64-tensor: float64 tensor from numpy (no dtype=) meets float32 data.
 
-Policy, one root cause -> one report: a float64 conversion is reported at most once.
-- If the float64 tensor later reaches an op that fails (a float32 layer, a matmul, a BCE or
-  Huber loss...), the first such failure is reported where it happens, as an error of its
-  own family (TTL401, TTL201, TTL208...), with the conversion in its provenance and message;
-  neither the conversion nor later failing uses of the same conversion are reported again
-  (torch stops at the first failure, and fixing the conversion fixes them all).
-- If the tensor is converted later (`.float()`, `.to(torch.float32)`, even `.double()` as
-  an explicit choice), nothing is reported.
-- Otherwise the conversion gets one TTL301 warning.
-That decision needs the whole file: TTL301 warns at each conversion as a ``warns_at_cause``
-rule, and the checker drops the warning when an error explains the conversion or a later
-cast settles it (``torchtype_lint/root_causes.py``).
+Policy, one root cause -> one report, and only where the float64 does harm:
+- a conversion of a float64 ndarray without ``dtype=`` is remembered, nothing is reported there;
+- a use of its tensor that silently changes a float32 result (torch promotes ``x + t`` to
+  float64) or fails where no other rule judges it (``torch.allclose(x, t)``) gets TTL301, once
+  per conversion, placed at the conversion (the fix goes there), naming the use
+  (``rules/numpy/harmful_uses.py``);
+- a use that fails in a float32 layer, matmul, loss or index write is an error of its own rule
+  (TTL401, TTL205, TTL208...) explaining the conversion: the checker drops TTL301's warning
+  then, as it does when the code casts the tensor explicitly later on (``later_casts.py``,
+  ``torchtype_lint/root_causes.py``);
+- copies (``p.data.copy_(t)``, ``load_state_dict``), casts, prints, comparisons and float64-only
+  arithmetic are no harm: nothing is reported (TTL903, opt-in, flags every such conversion).
 """
 from __future__ import annotations
 
-import re
-from typing import Any, Optional
+from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT64, ArrayValue, Origin
 from ..base import RuntimeClaim, register
-from ..dtype_rule import DtypeRule
-from ..numpy.conversions import conversion_name
-from ..source_edits import code, dtype_attr, method_call, paren, torch_module_expr
-from .later_casts import mark_later_casts
 from ..context import RuleContext
-
-
-def float64_conversion(node: cst.Call, ctx: RuleContext):
-    """(name, array) when ``node`` converts a float64 ndarray without ``dtype=``."""
-    name = conversion_name(node, ctx)
-    if name is None:
-        return None
-    callee = ctx.callee(node)
-    if "dtype" in callee.args.kw or callee.args.has_star:
-        return None
-    array = callee.args.get(0, "data" if name != "torch.from_numpy" else None)
-    if not isinstance(array, ArrayValue) or not array.dtypes or any(d != FLOAT64 for d in array.dtypes):
-        return None
-    if array.shape == ():
-        return None  # a 0-d value (a.mean()): torch treats it as a number, results stay float32
-    return name, array
-
-
-#: torch's double-precision dtypes, spelled as attributes (``torch.float64``, ``x.double()``).
-_DOUBLE_NAMES = frozenset({"float64", "double", "complex128", "cdouble"})
-
-
-class _DoublePrecisionFile:
-    """Whether the file asks torch for double precision or complex numbers on purpose
-    (``torch.float64``, ``.double()``, ``torch.complex128``, a ``1j`` literal, ``complex``):
-    there a float64 tensor from numpy is the precision the code works in, not a slip (the
-    float64 tensors of a numerical code meet float64 and complex128 values)."""
-
-    def __init__(self) -> None:
-        self._found: Optional[bool] = None
-
-    def found(self, ctx: RuleContext) -> bool:
-        if self._found is None:
-            source = ctx.source
-            if source is not None and not _DOUBLE_HINT.search(source):
-                self._found = False  # none of the words: no need to walk the whole tree
-            else:
-                finder = _DoubleFinder()
-                ctx.module.visit(finder)
-                self._found = finder.found
-        return self._found
-
-
-#: Text every spelling _DoubleFinder looks for contains (a superset: the walk decides).
-_DOUBLE_HINT = re.compile(r"float64|double|complex|cdouble|[0-9.][jJ]\b")
-
-
-class _DoubleFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found = False
-
-    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
-        if node.attr.value in _DOUBLE_NAMES and (node.attr.value != "float64" or _is_torch(node.value)):
-            self.found = True  # np.float64 alone is numpy's own business: only torch's counts
-        return not self.found
-
-    def visit_Imaginary(self, node: cst.Imaginary) -> Optional[bool]:
-        self.found = True
-        return False
-
-    def visit_Name(self, node: cst.Name) -> Optional[bool]:
-        if node.value == "complex":
-            self.found = True
-        return False
-
-
-def _is_torch(node: Any) -> bool:
-    return isinstance(node, cst.Name) and node.value == "torch"
-
-
-def conversion_fix(node: cst.Call, name: str) -> Fix:
-    """``torch.from_numpy(a).float()``, or ``dtype=torch.float32`` for tensor/as_tensor."""
-    module_expr = torch_module_expr(node.func)
-    if name != "torch.from_numpy" and module_expr is not None:
-        args = list(node.args)
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(cst.Arg(value=dtype_attr(module_expr, "float32"), keyword=cst.Name("dtype"),
-                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                  whitespace_after=cst.SimpleWhitespace(""))))
-        new = node.with_changes(args=args)
-        return Fix(node, new, "Create a float32 tensor: add `dtype=torch.float32`", safe=False)
-    new_call = method_call(paren(node), "float")
-    return Fix(node, new_call, f"Convert to float32: `{code(new_call)}`", safe=False)
+from ..dtype_rule import DtypeRule
+from ..source_edits import code
+from .float64_conversions import float64_conversion
+from .harmful_uses import FlaggedConversions, harmful_use
+from .later_casts import mark_later_casts
 
 
 @register
@@ -120,31 +34,42 @@ class NumpyFloat64Tensor(DtypeRule):
     ## What it does
     Flags `torch.from_numpy(a)`, `torch.tensor(a)` and `torch.as_tensor(a)` of a float64
     ndarray (what `np.random.rand`, `np.zeros`, `np.array([1.0])`, `np.loadtxt` return)
-    without `dtype=`, when the resulting float64 tensor is neither converted later nor
-    reported at a failing use.
+    without `dtype=`, when a use of the resulting float64 tensor silently changes a float32
+    result: an op with a float32 operand that torch promotes to float64 (`x + t`,
+    `torch.cat([x, t])`, `torch.where(mask, x, t)`), or a closeness check against float32
+    (`torch.allclose(x, t)`), which raises. The finding is placed at the conversion and
+    names that use.
+
+    A use that fails -- the tensor reaches a float32 layer, a matmul, a loss or an index
+    write into a float32 tensor -- is reported where it fails, by its own rule (TTL401,
+    TTL205, TTL208...), which names the conversion; this rule then stays silent. So does
+    it when the tensor is only copied (`param.data.copy_(t)`, `load_state_dict`), cast
+    (`t.float()`, `.to(torch.float32)`), printed, compared, turned back into Python or
+    numpy (`.item()`, `.tolist()`, `.numpy()`), passed to a function the analysis does not
+    know, or computed with float64 values only. TTL903 (opt-in) flags every such
+    conversion, harmful or not.
 
     ## Why is this bad?
     These conversions keep numpy's dtype, so the tensor is float64 while `nn` layers and
-    `torch.randn` are float32. The first float32 layer or matmul it meets raises
-    `RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float`;
-    elementwise ops silently promote everything they touch to (slower) float64. When the
-    engine can see that failure, it is reported there instead (one report per root
-    cause); this warning covers the conversions whose float64 result flows on.
-    (`torch.Tensor(a)` and `torch.FloatTensor(a)` convert to float32 and are not flagged,
-    nor is anything when the file calls `torch.set_default_dtype(torch.float64)` or asks
-    torch for double precision or complex numbers itself -- `torch.float64`, `.double()`,
-    `torch.complex128`, `1j`, `complex`: numerical code that works in float64 on purpose.)
+    `torch.randn` are float32. Meeting float32 data, it promotes the result to float64:
+    everything computed from there on is float64 (slower, twice the memory) and fails in
+    the first float32 layer or matmul with `RuntimeError: mat1 and mat2 must have the same
+    dtype, but got Double and Float`. (`torch.Tensor(a)` and `torch.FloatTensor(a)` convert
+    to float32 and are not flagged, nor is anything when the file calls
+    `torch.set_default_dtype(torch.float64)` or asks torch for double precision or complex
+    numbers itself -- `torch.float64`, `.double()`, `torch.complex128`, `1j`, `complex`:
+    numerical code that works in float64 on purpose.)
 
     ## Example
     ```python
-    features = np.random.rand(8, 3)
-    x = torch.from_numpy(features)
+    std = torch.from_numpy(np.std(features, axis=0))
+    x = torch.randn(8, 3) / std   # float64 now
     ```
 
     ## Use instead
     ```python
-    x = torch.from_numpy(features).float()
-    # or: torch.tensor(features, dtype=torch.float32)
+    std = torch.from_numpy(np.std(features, axis=0)).float()
+    # or: torch.tensor(np.std(features, axis=0), dtype=torch.float32)
     ```
 
     ## Fix safety
@@ -154,24 +79,30 @@ class NumpyFloat64Tensor(DtypeRule):
 
     code = "TTL301"
     name = "numpy-float64-tensor"
-    summary = "tensor created from a float64 ndarray without dtype= (nn layers are float32)"
+    summary = "float64 tensor from numpy without dtype= silently promotes float32 data"
     severity = "warning"
-    listens = (cst.Call,)
+    listens = (cst.Call, cst.BinaryOperation)
     fix_safety = "unsafe"
     runtime = RuntimeClaim("AssertionError")
+    # Dropped when an error explains the conversion or a later explicit cast settles it.
     warns_at_cause = True
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
-        found = float64_conversion(node, ctx)
-        if found is None or ctx.default_float == FLOAT64 or ctx.state(_DoublePrecisionFile).found(ctx):
+        flagged = ctx.state(FlaggedConversions)
+        if isinstance(node, cst.Call):
+            conversion = float64_conversion(node, ctx)
+            if conversion is not None:
+                flagged.made[node] = conversion  # judged at its uses
+                return
             mark_later_casts(node, ctx)
+        harm = harmful_use(node, ctx)
+        if harm is None or harm.conversion.node in flagged.reported:
             return
-        name, array = found
-        fix = conversion_fix(node, name)
-        origin = Origin(node, f"{name} keeps the ndarray's dtype", array.origin)
-        self.report(node,
-                    f"`{code(node)}` creates a float64 tensor: {name} keeps the ndarray's dtype "
-                    f"({{origin}}), while nn layers and torch's default dtype are float32, so it "
-                    f"fails in the first float32 layer or matmul or silently turns later results "
-                    f"float64; convert it: `{code(fix.new)}`",
-                    origin=origin, fix=fix, explains=node)
+        flagged.reported.add(harm.conversion.node)  # one warning per conversion: its first harm
+        conversion = harm.conversion
+        fix = conversion.fix()
+        self.report(conversion.node,
+                    f"`{code(conversion.node)}` creates a float64 tensor: {conversion.name} keeps the "
+                    f"ndarray's dtype ({{origin}}), and `{code(harm.use, 40)}` {harm.effect}; convert "
+                    f"it: `{code(fix.new)}`",
+                    origin=conversion.origin, fix=fix, explains=conversion.node)
