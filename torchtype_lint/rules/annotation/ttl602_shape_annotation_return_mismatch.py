@@ -28,6 +28,9 @@ class JaxtypingReturnMismatch(Rule):
     per element, and its length against the tuple returned. The annotation may be
     jaxtyping's `Float[Tensor, "b 1"]` (also inside `Annotated[...]`), TorchShapeFlow's
     `Annotated[torch.Tensor, Shape("b", 1)]` or torchtyping's `TensorType["b", 1]`.
+    A tuple of another length is flagged only when the annotation gives a shape for one of
+    its elements; a plain `tuple[Tensor]` or `Tuple[str]` of another length is a typing
+    question, flagged by TTL904 (opt-in).
 
     The finding is placed where the returned value is made when the function assigns the
     returned name once (`y = x.T` ... `return y`), else at the `return`.
@@ -79,9 +82,11 @@ class JaxtypingReturnMismatch(Rule):
         if not isinstance(value, SequenceValue) or value.container != "tuple" or value.items is None:
             return
         if len(value.items) != len(elements):
-            self.report(_producer(fnode, node.value) or node,
+            if all(shape_annotation(element, ctx) is None for element in elements):
+                return  # `tuple[Tensor]`, `Tuple[str]`: a typing question, TTL904's (opt-in)
+            self.report(producer(fnode, node.value) or node,
                         f"`{fnode.name.value}` is annotated to return a tuple of {len(elements)}, but "
-                        f"`{_short(node.value)}` is a tuple of {len(value.items)}")
+                        f"`{short(node.value)}` is a tuple of {len(value.items)}")
             return
         literal = node.value if isinstance(node.value, cst.Tuple) else None
         bound = _parameter_bindings(fnode, ctx)
@@ -110,14 +115,14 @@ class JaxtypingReturnMismatch(Rule):
                 problem = f"(shape {describe_shape(value.shape)}) {problem}"
         if problem is None:
             return False
-        made = _producer(fnode, value_node)
-        shown = f"`{value_node.value} = {_short(made)}`" if made is not None else f"`{_short(value_node)}`"
+        made = producer(fnode, value_node)
+        shown = f"`{value_node.value} = {short(made)}`" if made is not None else f"`{short(value_node)}`"
         self.report(made or at, f"`{fnode.name.value}` is annotated to return `{annotation.text}`{which}, "
                                 f"but {shown} {problem}", origin=value.origin)
         return True
 
 
-def _short(node: Any) -> str:
+def short(node: Any) -> str:
     text = " ".join(expr_text(node).split())
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -202,7 +207,7 @@ def _names(node: Any) -> Tuple[Any, ...]:
     return (node,)
 
 
-def _producer(fnode: cst.FunctionDef, value_node: Any) -> Optional[Any]:
+def producer(fnode: cst.FunctionDef, value_node: Any) -> Optional[Any]:
     """The expression that made a returned name, when the function binds the name once,
     with a plain assignment, and never as a parameter; else None."""
     if not isinstance(value_node, cst.Name):
