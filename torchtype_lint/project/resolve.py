@@ -70,7 +70,10 @@ class ModuleResolver:
 
     def _module_file(self, directory: str, parts: list) -> Optional[str]:
         base = os.path.join(directory, *parts)
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        # The package first, as Python's FileFinder: ``data/__init__.py`` wins over ``data.py``,
+        # and asking for it first records it (absent) when only the module is there, so the
+        # cache knows that a package appearing there changes what the import means.
+        for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
             if self.exists(candidate):
                 return candidate
         return None
