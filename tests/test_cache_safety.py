@@ -296,7 +296,7 @@ def test_pruning_removes_unused_entries_old_formats_and_stale_temp_files(tmp_pat
         _age(entry_of[f], 40)  # not used for 40 days
     old_format = os.path.join(cache_dir, "v1", "ab")
     os.makedirs(old_format)
-    _write(os.path.join(old_format, "ab12.json"), "{}")
+    _write(os.path.join(old_format, "ab" + "12" * 31 + ".json"), "{}")  # named as every format named entries
     leftover = os.path.join(os.path.dirname(entry_of[files[4]]), ".tmp-killed")
     _write(leftover, '{"content": "')
     _age(leftover, 1)

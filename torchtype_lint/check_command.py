@@ -153,12 +153,19 @@ def _run_files(args: argparse.Namespace, plan, console: Console) -> list:  # noq
     total = sum(len(files) for _, files in groups)
     progress = Progress(total, enabled=not console.quiet)
     results = []
+    warned = set()
+
+    def warn_once(text: str) -> None:  # each settings group makes a cache: one warning is enough
+        if text not in warned:
+            warned.add(text)
+            console.warn(text)
+
     try:
         for settings, files in groups:
             config = plan.config_for(files[0])
             console.debug(f"{len(files)} file{'s' if len(files) != 1 else ''} configured by "
                           f"{config.path if config is not None and config.path else 'no configuration file'}")
-            cache = make_cache(settings, args.cache_dir, enabled=not args.no_cache)
+            cache = make_cache(settings, args.cache_dir, enabled=not args.no_cache, warn=warn_once)
             results.extend(run_files(files, settings, jobs=args.jobs, cache=cache,
                                      on_result=lambda r: progress.advance(len(r.findings))))
     finally:

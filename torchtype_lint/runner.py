@@ -334,10 +334,17 @@ def _file_result(path: str, findings: List[Finding], settings: Optional["Setting
     return FileResult(path, findings)
 
 
-def make_cache(settings: "Settings", cache_dir: Optional[str] = None, enabled: bool = True) -> Optional[Cache]:
+def make_cache(settings: "Settings", cache_dir: Optional[str] = None, enabled: bool = True,
+               warn: Optional[Callable[[str], None]] = None) -> Optional[Cache]:
     """The cache a command-line run uses: ``cache_dir``, else ``$TORCHTYPE_LINT_CACHE_DIR``, else
-    ``.torchtype_lint_cache`` in the working directory; ``None`` when disabled."""
+    ``.torchtype_lint_cache`` in the working directory; ``None`` when disabled, or when refused
+    (a symbolic link inside the project on its path: ``cache_location.py``), said to ``warn``."""
     if not enabled:
         return None
     directory = cache_dir or os.environ.get("TORCHTYPE_LINT_CACHE_DIR") or DEFAULT_CACHE_DIR
-    return Cache(directory, settings)
+    cache = Cache(directory, settings)
+    if cache.refusal is not None:
+        if warn is not None:
+            warn(cache.refusal)
+        return None
+    return cache
