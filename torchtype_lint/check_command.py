@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .cli import EXIT_CLEAN, EXIT_FINDINGS, FINDING_HOOKS, UsageError, csv_values
 from .color import green, paint_findings, wants_color
+from .printable import printable
 
 NO_FILES_WARNING = "No Python files found under the given path(s)"
 
@@ -58,11 +59,12 @@ class Console:
 
     def warn(self, text: str) -> None:
         if not self.quiet:
-            print(f"torchtype-lint: warning: {text}", file=sys.stderr)
+            # One line, whatever a file name or an error in it holds (printable.py).
+            print(f"torchtype-lint: warning: {printable(text)}", file=sys.stderr)
 
     def debug(self, text: str) -> None:
         if self.verbose and not self.silent:
-            print(f"torchtype-lint: verbose: {text}", file=sys.stderr)
+            print(f"torchtype-lint: verbose: {printable(text)}", file=sys.stderr)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -286,7 +288,7 @@ def _fixed_enumeration(fixed_by_path: Dict[str, Counter]) -> str:
 
     lines = []
     for path in sorted(fixed_by_path):
-        lines.append(f"- {path}:")
+        lines.append(f"- {printable(path)}:")  # the summary is several lines: each name kept to one
         for code, count in sorted(fixed_by_path[path].items()):
             lines.append(f"    {count} × {code} ({rule_name(code)})")
     return "\n".join(lines)
