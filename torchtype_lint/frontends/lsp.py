@@ -2,8 +2,7 @@
 
 What an editor gets:
 
-* diagnostics on open, on change (debounced, analysed in a worker thread so the event loop
-  keeps answering) and on save; cleared on close. Each carries its code, a link to the rule's
+* diagnostics on open, on change (debounced) and on save; cleared on close. Each carries its code, a link to the rule's
   docs, severity, ``source = "torchtype-lint"`` and the provenance chain as related information;
 * code actions: the rule's fix, "ignore for this line" (``# noqa: CODE``) and
   ``source.fixAll.torchtype-lint`` (safe fixes only, like ``check --fix``);
@@ -11,6 +10,11 @@ What an editor gets:
   of statements they came from; hover on a code in a ``# noqa:`` comment: the rule's docs;
 * notebooks synced as notebook documents: the Python code cells are analysed as one program
   (as ``check`` does for ``.ipynb`` files, through notebook.py), everything above per cell.
+
+Every analysis, hovers' included, runs in the bounded resident child (``incremental/worker.py``,
+``lsp_hover.py``), queued in one worker thread (``lsp_queue.py``) so that the event loop never
+waits on it: the server keeps only plain results (findings, lines, hover text), and a request
+about a document is answered from that document's last results, whatever else is analysed.
 
 The engine reports 1-based lines and code-point columns; LSP wants 0-based lines and columns
 in the negotiated encoding (UTF-16 unless the client offers another), converted here against
@@ -24,18 +28,22 @@ import asyncio
 import os
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-import libcst as cst
-
 from .. import __version__
-from ..check import Settings, check_source
+from ..check import Settings
 from ..findings import Finding, Location, rule_url
 from ..incremental.worker import check_document
 from ..lines import LINE_BREAK
-from ..values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
+from .lsp_hover import (  # noqa: F401 - hover_markdown & co. were defined here; kept importable
+    FEATURE_KEYS,
+    HoverRequest,
+    Hovers,
+    HoverSpan,
+    hover_markdown,
+    module_hover_markdown,
+)
 
 SOURCE = "torchtype-lint"
 FIX_ALL_KIND = "source.fixAll.torchtype-lint"
@@ -54,116 +62,37 @@ def split_lines(source: str) -> List[str]:
     return LINE_BREAK.split(source)
 
 
-# --------------------------------------------------------------------------- analysis (worker thread)
-
-
-@dataclass(frozen=True)
-class HoverSpan:
-    """A tensor-valued name in the analysed text (0-based line, code-point columns)."""
-
-    start: Tuple[int, int]
-    end: Tuple[int, int]
-    node: Any = field(repr=False, compare=False)
-    value: Any = field(repr=False, compare=False)
-
-    def contains(self, line: int, column: int) -> bool:
-        return self.start <= (line, column) <= self.end
-
-    def size(self) -> Tuple[int, int]:
-        return (self.end[0] - self.start[0], self.end[1] - self.start[1])
-
-
-class HoverIndex:
-    """Where the tensors of one analysed text are, worked out on the first hover.
-
-    Diagnostics come from a killable child process (no libcst nodes cross back), so the
-    values a hover shows are inferred again here, in the server, on a deep stack: only for a
-    text whose diagnostics finished within their bounds, so this analysis is known to end.
-    Positions are resolved at the same time: with the diagnostics they would double the wait
-    for them on a large file. One index serves every cell of a notebook (analysed as one text).
-    """
-
-    def __init__(self, source: str, path: str, settings: Settings,
-                 line_label: Callable[[int], str] = lambda line: f"line {line}"):
-        self.source, self.path, self.settings = source, path, settings
-        self.module: Any = None
-        #: How a 1-based line of the analysed text is shown ("line 4", "cell 2, line 4").
-        self.line_label = line_label
-        self.positions: Any = None
-        self.spans: Optional[List[HoverSpan]] = None
-
-    def prepare(self) -> None:
-        """Analyse and resolve positions (slow on big files: run it off the event loop)."""
-        if self.spans is not None:
-            return
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-        from ..bounded import call_deep
-
-        try:
-            result = call_deep(check_source, self.source, self.path, self.settings, True)
-        except Exception:  # noqa: BLE001 - no hover is better than a dead server
-            result = None
-        if result is None or result.module is None or result.interpreter is None:
-            self.spans = []
-            return
-        self.module = result.module
-        #: (node, value) of every name or attribute the engine found to hold a tensor or ndarray.
-        tensor_nodes = [(node, value) for node, value in result.interpreter.values.items()
-                        if isinstance(node, (cst.Name, cst.Attribute))
-                        and isinstance(value, (TensorValue, ArrayValue, ModuleValue))]
-        self.positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        spans = []
-        for node, value in tensor_nodes:
-            where = self.positions.get(node)
-            if where is not None:
-                spans.append(HoverSpan((where.start.line - 1, where.start.column),
-                                       (where.end.line - 1, where.end.column), node, value))
-        self.spans = spans
-
-    def markdown(self, span: HoverSpan) -> str:
-        return hover_markdown(_snippet(self.module, span.node), span.value, self.module, self.positions,
-                              self.line_label)
+# --------------------------------------------------------------------------- analysis (in the child)
 
 
 @dataclass
 class Analysis:
     """One analysis of one version of a document (or notebook cell), with what the handlers
-    need from it. ``line_offset``: lines of the analysed text before this document's first
-    line (non-zero for notebook cells after the first)."""
+    need from it: plain values only (the analysis itself stays in the child). ``line_offset``:
+    lines of the analysed text before this document's first line (non-zero for notebook cells
+    after the first)."""
 
     version: Optional[int]
     lines: List[str]
     findings: List[Finding]
     config_error: Optional[str] = None
-    hover_index: Optional[HoverIndex] = field(default=None, repr=False)
+    #: None when the text was not analysed to the end (no hovers for it).
+    hovers: Optional[Hovers] = field(default=None, repr=False)
     line_offset: int = 0
     #: Notebook cells: cell number -> (cell URI, its lines), where provenance steps point.
     cells: Dict[int, Tuple[str, List[str]]] = field(default_factory=dict, repr=False)
     #: The project files this analysis read or looked for (an edit to one re-analyses it).
     dependencies: FrozenSet[str] = frozenset()
 
-    def hover_ready(self) -> bool:
-        return self.hover_index is None or self.hover_index.spans is not None
-
-    def prepare_hover(self) -> None:
-        if self.hover_index is not None:
-            self.hover_index.prepare()
-
-    def hover_at(self, line: int, column: int) -> Optional[Tuple[HoverSpan, str]]:
-        """The span under the position (in this document's coordinates) and its markdown."""
-        if self.hover_index is None:
+    def hover_at(self, line: int, column: int) -> Optional[HoverSpan]:
+        """The hover under the position (in this document's coordinates, as is the span), once
+        the child has worked out the hovers; None before."""
+        table = self.hovers.table if self.hovers is not None else None
+        span = table.at(line + self.line_offset, column) if table is not None else None
+        if span is None:
             return None
-        self.prepare_hover()
-        at = (line + self.line_offset, column)
-        # The innermost span wins: on `self.x` that is the attribute, on `x` the name.
-        hits = [span for span in self.hover_index.spans or () if span.start <= at <= span.end]
-        if not hits:
-            return None
-        span = min(hits, key=HoverSpan.size)
-        local = HoverSpan((span.start[0] - self.line_offset, span.start[1]),
-                          (span.end[0] - self.line_offset, span.end[1]), span.node, span.value)
-        return local, self.hover_index.markdown(span)
+        return HoverSpan((span.start[0] - self.line_offset, span.start[1]),
+                         (span.end[0] - self.line_offset, span.end[1]), span.markdown)
 
 
 def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[Finding]], Optional[str]]:
@@ -205,8 +134,8 @@ def analyse(source: str, path: str, version: Optional[int],
         findings, config_error, settings, dependencies = _run_engine(source, path, overlay)
     except Exception as exc:  # noqa: BLE001
         return Analysis(version, split_lines(source), [_internal_error(path, exc)])
-    index = HoverIndex(source, path, settings) if settings is not None else None
-    return Analysis(version, split_lines(source), findings, config_error, index, dependencies=dependencies)
+    hovers = Hovers(HoverRequest(source, path, settings)) if settings is not None else None
+    return Analysis(version, split_lines(source), findings, config_error, hovers, dependencies=dependencies)
 
 
 def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path: str,
@@ -231,89 +160,15 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
         out[by_number[first][0]].findings.append(_internal_error(path, exc))
         return out
 
-    def label(line: int) -> str:
-        cell, local = notebook.locate(line)
-        return f"cell {cell.number}, line {local}"
-
-    index = HoverIndex(text, path, settings, label) if settings is not None else None
+    # One table for all cells: the notebook's lines are shown as cell and line (notebook.locate).
+    hovers = Hovers(HoverRequest(text, path, settings, notebook)) if settings is not None else None
     cell_map = {number: (uri, split_lines(text)) for number, (uri, text, _) in by_number.items()}
     for cell in notebook.cells:
         uri, text, version = by_number[cell.number]
         mine = [f for f in findings if getattr(f, "cell", None) == cell.number]
-        out[uri] = Analysis(version, split_lines(text), mine, config_error, index, cell.first_line - 1, cell_map,
+        out[uri] = Analysis(version, split_lines(text), mine, config_error, hovers, cell.first_line - 1, cell_map,
                             dependencies=dependencies)
     return out
-
-
-def hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
-                   line_label: Callable[[int], str] = lambda line: f"line {line}") -> str:
-    """What a hover shows: the value, then where its dtype and shape came from."""
-    if isinstance(value, ModuleValue):
-        return module_hover_markdown(name, value, module, positions, line_label)
-    kind = "Tensor" if isinstance(value, TensorValue) else "ndarray"
-    dtype = describe_dtypes(value.dtypes)
-    shape = describe_shape(value.shape)
-    facts = [f"dtype `{dtype}`" + (" (unknown)" if value.dtypes is None else
-                                   " (one of these)" if dtype.startswith("{") else ""),
-             f"shape `{shape}`" + (" (unknown rank)" if value.shape is None else "")]
-    if isinstance(value, TensorValue):
-        if value.device:
-            facts.append(f"device `{value.device}`")
-        if value.requires_grad is not None:
-            facts.append(f"requires_grad `{value.requires_grad}`")
-    text = [f"**`{name}`**: {kind}[{dtype}, {shape}] (torchtype-lint)", "", " · ".join(facts)]
-    origin = value.origin
-    if origin is not None:
-        steps = []
-        for link in origin.chain():
-            where = positions.get(link.node) if link.node is not None else None
-            if where is None:
-                continue
-            step = f"- {line_label(where.start.line)}: `{_snippet(module, link.node)}`"
-            steps.append(step + (f" — {link.note}" if link.note else ""))
-        if steps:
-            text += ["", "Where it came from (newest first):", *steps]
-    return "\n".join(text)
-
-
-#: Constructor arguments a hover on a layer names first: what it takes in and gives out.
-FEATURE_KEYS = ("in_features", "out_features", "in_channels", "out_channels", "input_size", "hidden_size",
-                "num_embeddings", "embedding_dim", "num_features", "normalized_shape")
-
-
-def module_hover_markdown(name: str, value: Any, module: cst.Module, positions: Any,
-                          line_label: Callable[[int], str] = lambda line: f"line {line}") -> str:
-    """An ``nn`` layer: its class, its parameters' dtype, what it takes in and gives out (in and
-    out features or channels...), its other known arguments, and where the dtype was set."""
-    dtype = describe_dtypes(value.param_dtypes)
-    facts = [f"parameters `{dtype}`"]
-    config = {k: v for k, v in value.config.items() if v is not None}
-    facts += [f"{key} `{config[key]}`" for key in FEATURE_KEYS if key in config]
-    facts += [f"{key} `{v}`" for key, v in config.items() if key not in FEATURE_KEYS]
-    if value.device:
-        facts.append(f"device `{value.device}`")
-    if value.children:
-        facts.append(f"{len(value.children)} layers")
-    text = [f"**`{name}`**: nn.{value.short_name} (torchtype-lint)", "", " · ".join(facts)]
-    origin = value.dtype_origin
-    if origin is not None:
-        steps = []
-        for link in origin.chain():
-            where = positions.get(link.node) if link.node is not None else None
-            if where is not None:
-                step = f"- {line_label(where.start.line)}: `{_snippet(module, link.node)}`"
-                steps.append(step + (f" — {link.note}" if link.note else ""))
-        if steps:
-            text += ["", "Where its parameter dtype was set (newest first):", *steps]
-    return "\n".join(text)
-
-
-def _snippet(module: cst.Module, node: Any, limit: int = 60) -> str:
-    try:
-        text = " ".join(module.code_for_node(node).split())
-    except Exception:  # noqa: BLE001 - a hover must never fail on rendering
-        return "?"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # --------------------------------------------------------------------------- LSP conversions
@@ -366,6 +221,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     from lsprotocol import types as T
     from pygls.uris import from_fs_path, to_fs_path
 
+    from .lsp_queue import ChildQueue
     from .lsp_replies import ReplyingLanguageServer
 
     # Notebooks: every cell is synced (markdown too) so that cell numbers match the file's.
@@ -374,7 +230,8 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     # Every request gets a reply, even one whose params pygls cannot read (see lsp_replies).
     server = ReplyingLanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
                             notebook_document_sync=notebook_sync)
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchtype-lint")
+    #: The analyses waiting for, or running in, the resident child: one at a time.
+    queue = ChildQueue()
     #: By document URI; a notebook's analyses are stored under its cells' URIs.
     analyses: Dict[str, Analysis] = {}
     pending: Dict[str, "asyncio.Task[None]"] = {}
@@ -469,6 +326,15 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
                             for cell in notebook_cells.get(notebook, ()))]
         return sorted(documents + notebooks)
 
+    def store(uri: str, analysis: Optional[Analysis]) -> None:
+        """Keep ``analysis`` as the document's last (None: forget it); the hovers of the one it
+        replaces will not be asked for, so a job for them that has not started never does."""
+        old = analyses.pop(uri, None)
+        if old is not None and old.hovers is not None and (analysis is None or analysis.hovers is not old.hovers):
+            old.hovers.drop()
+        if analysis is not None:
+            analyses[uri] = analysis
+
     def publish(uri: str, analysis: Optional[Analysis]) -> None:
         diagnostics = [] if analysis is None else [diagnostic(uri, analysis, f) for f in analysis.findings]
         server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
@@ -487,11 +353,10 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             return
         doc = server.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
-        analysis = await asyncio.get_running_loop().run_in_executor(
-            executor, analyse, source, path_of(uri), version, open_texts(uri))
+        analysis = await queue.run(analyse, source, path_of(uri), version, open_texts(uri))
         if uri not in open_uris or server.workspace.get_text_document(uri).version != version:
             return  # closed or edited meanwhile: the newer edit has its own run scheduled
-        analyses[uri] = analysis
+        store(uri, analysis)
         report_config_error(analysis)
         publish(uri, analysis)
         if text_changed:
@@ -518,18 +383,17 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             doc = server.workspace.get_text_document(cell.document)
             if (doc.language_id or "python") == "python":
                 cells.append((number, cell.document, doc.source, doc.version))
-        results = await asyncio.get_running_loop().run_in_executor(executor, analyse_notebook, cells, path_of(uri),
-                                                                   open_texts(uri))
+        results = await queue.run(analyse_notebook, cells, path_of(uri), open_texts(uri))
         if uri not in open_notebooks or notebook_version(uri) != version:
             return
         gone = set(notebook_cells.get(uri, ())) - set(results)
         # Before publishing: a step in an imported module is named relative to the notebook (notebook_of).
         notebook_cells[uri] = list(results)
         for cell_uri in gone:
-            analyses.pop(cell_uri, None)
+            store(cell_uri, None)
             publish(cell_uri, None)
         for cell_uri, analysis in results.items():
-            analyses[cell_uri] = analysis
+            store(cell_uri, analysis)
             report_config_error(analysis)
             publish(cell_uri, analysis)
 
@@ -565,7 +429,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         uri = params.text_document.uri
         open_uris.discard(uri)
         cancel_pending(uri)
-        analyses.pop(uri, None)
+        store(uri, None)
         publish(uri, None)
         for other in dependents(uri):
             schedule(other, 0, text_changed=False)  # they read the file on disk again
@@ -589,7 +453,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
         open_notebooks.discard(uri)
         cancel_pending(uri)
         for cell_uri in notebook_cells.pop(uri, []):
-            analyses.pop(cell_uri, None)
+            store(cell_uri, None)
             publish(cell_uri, None)
 
     @server.feature(T.INITIALIZED)
@@ -680,16 +544,33 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
                                             kind=FIX_ALL_KIND, edit=T.WorkspaceEdit(changes={uri: edits})))
         return actions
 
+    async def hovers_worked_out(hovers: Hovers, uri: str) -> None:
+        """Wait for the child to work out ``hovers``, but only while it works on them: when it
+        is busy with another document, their job is queued and this returns at once (the hover
+        is then null; the next one finds them). The child's deadline bounds the wait."""
+        if hovers.job is None:
+            free = queue.idle()  # nothing ahead of the job about to be queued
+            hovers.job = queue.submit(hovers.work_out, open_texts(notebook_of(uri)))
+            if not free:
+                return
+        elif not hovers.job.running() and not hovers.job.done():
+            return  # queued behind another document's analysis
+        # asyncio.wait, not await: a cancelled hover request must not cancel the shared job.
+        await asyncio.wait([asyncio.wrap_future(hovers.job)])
+
     @server.feature(T.TEXT_DOCUMENT_HOVER)
     async def hover(params: T.HoverParams) -> Optional[T.Hover]:
-        analysis = current(params.text_document.uri)
+        uri = params.text_document.uri
+        analysis = current(uri)
         if analysis is None:
             return None
-        if not analysis.hover_ready():
-            await asyncio.get_running_loop().run_in_executor(executor, analysis.prepare_hover)
+        if analysis.hovers is not None and analysis.hovers.table is None:
+            await hovers_worked_out(analysis.hovers, uri)
+            if current(uri) is not analysis:
+                return None  # edited meanwhile: the position is in a text not analysed yet
         line, column = server_position(analysis.lines, params.position)
-        found = analysis.hover_at(line, column)
-        if found is None:
+        span = analysis.hover_at(line, column)
+        if span is None:
             # On a code in a `# noqa:` comment: that rule's documentation.
             noqa = noqa_code_at(analysis.lines[line], column) if line < len(analysis.lines) else None
             markdown = rule_hover_markdown(noqa[0]) if noqa is not None else None
@@ -698,9 +579,8 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
                            range=T.Range(start=client_position(analysis.lines, line, noqa[1]),
                                          end=client_position(analysis.lines, line, noqa[2])))
-        span, markdown = found
         return T.Hover(
-            contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=markdown),
+            contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=span.markdown),
             range=T.Range(start=client_position(analysis.lines, *span.start),
                           end=client_position(analysis.lines, *span.end)))
 
@@ -708,7 +588,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     def shutdown(params: Any) -> None:
         for task in pending.values():
             task.cancel()
-        executor.shutdown(wait=False, cancel_futures=True)
+        queue.shutdown()
 
     return server
 
