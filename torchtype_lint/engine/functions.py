@@ -8,7 +8,7 @@ annotations. Kept apart from calls.py, which resolves what a call refers to.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional
 
 import libcst as cst
 
@@ -23,7 +23,10 @@ from .builtins import LITERAL_HANDLERS, name_value
 from .modules import entered, home_of, running_call
 from .runtime import Assignment, Frame
 from .units import BEFORE_BODY, STATEMENT
-from .syntax import first_param, function_name, has_decorator, is_transparent, self_attributes_assigned
+from .syntax import (
+    attributes_stored_from_outside, first_param, function_name, has_decorator, is_transparent,
+    self_attributes_assigned,
+)
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -225,7 +228,26 @@ def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
             for attr in self_attributes_assigned(method.node.body, owner_name):
                 if attr in proto.attrs:
                     proto.attrs[attr] = TOP
+        # Code of another class or function may rebuild it too (`layer.cache = (True, {...})`
+        # in a decoder's _init_cache): such attributes are no more trusted than those.
+        for attr in _stored_from_outside(interp, cls):
+            if attr in proto.attrs:
+                proto.attrs[attr] = TOP
     return proto
+
+
+def _stored_from_outside(interp: "Interpreter", cls: ClassValue) -> FrozenSet[str]:
+    """Attribute names stored on objects other than a method's self, in the module defining
+    ``cls`` or in the analysed file."""
+    modules = {home_of(interp, method.node).module for method in cls.methods.values()}
+    modules.add(interp.main_home.module)
+    names: FrozenSet[str] = frozenset()
+    for module in modules:
+        stored = interp.outside_stores.get(module)
+        if stored is None:
+            stored = interp.outside_stores[module] = attributes_stored_from_outside(module)
+        names |= stored
+    return names
 
 
 def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],

@@ -33,7 +33,7 @@ about torch, numpy and jaxtyping comes from ``knowledge/``.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -117,6 +117,9 @@ class Interpreter:
         self._call_stack: List[Any] = []
         self._memo: Dict[Any, Value] = {}
         self._prototypes: Dict[Any, InstanceValue] = {}
+        #: module node -> attribute names stored there on objects other than a method's self
+        #: (engine/syntax.py attributes_stored_from_outside), read once per module.
+        self.outside_stores: Dict[Any, FrozenSet[str]] = {}
         #: (function, the frame it was defined in, the top-level statement that defined it).
         self._pending_functions: List[Tuple[FunctionValue, Frame, int]] = []
         #: What runs now: a top-level statement, a standalone analysis, or the end of the file.

@@ -3,7 +3,7 @@ decorators, a method's first parameter, the attributes a method assigns on ``sel
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional
+from typing import Any, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -101,6 +101,72 @@ def self_attributes_assigned(body: Any, owner: str) -> List[str]:
                     and target.value.value == owner:
                 found.append(target.attr.value)
     return found
+
+
+def attributes_stored_from_outside(module: cst.Module) -> FrozenSet[str]:
+    """Names ``X`` of ``<receiver>.X = ...`` stores anywhere in ``module`` whose receiver is not
+    the ``self`` of the method the store is in: ``layer.cache = ...``, ``self.attn.cache = ...``,
+    ``model.fc = ...``. An object's attribute stored that way may be rebuilt by code of another
+    class or function before any one method of its own class runs. A statement-level walk."""
+    found: set = set()
+    # (statement, the enclosing method's owner parameter or None, directly in a class body)
+    stack: List[Tuple[Any, Optional[str], bool]] = [(s, None, False) for s in module.body]
+    while stack:
+        node, owner, in_class = stack.pop()
+        if isinstance(node, cst.ClassDef):
+            stack.extend((s, None, True) for s in _block_statements(node.body))
+        elif isinstance(node, cst.FunctionDef):
+            own = first_param(node) if in_class else None  # a nested def's `self.x` is someone else's store
+            stack.extend((s, own, False) for s in _block_statements(node.body))
+        elif isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                found.update(_outside_targets(small, owner))
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            found.update(_outside_targets(node, owner))  # a small statement of a one-line suite
+        elif isinstance(node, cst.BaseCompoundStatement):
+            for block in _compound_blocks(node):
+                stack.extend((s, owner, in_class) for s in _block_statements(block))
+    return frozenset(found)
+
+
+def _block_statements(block: Any) -> Sequence[Any]:
+    """The statements of an indented block, or the small statements of a one-line suite."""
+    return block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+
+
+def _compound_blocks(node: Any) -> Iterator[Any]:
+    """The bodies of an if/for/while/with/try/match, its else, handlers, cases and finally."""
+    yield getattr(node, "body", None)
+    for case in getattr(node, "cases", ()):
+        yield case.body
+    orelse = getattr(node, "orelse", None)
+    if isinstance(orelse, cst.If):
+        yield from _compound_blocks(orelse)  # elif
+    elif orelse is not None:
+        yield orelse.body
+    for handler in getattr(node, "handlers", ()):
+        yield handler.body
+    final = getattr(node, "finalbody", None)
+    if final is not None:
+        yield final.body
+
+
+def _outside_targets(small: Any, owner: Optional[str]) -> Iterator[str]:
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        targets = [small.target]
+    else:
+        return
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(e.value for e in target.elements)
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+        elif isinstance(target, cst.Attribute) and not (
+                isinstance(target.value, cst.Name) and target.value.value == owner):
+            yield target.attr.value
 
 
 #: Statements that leave a loop body before its end.
