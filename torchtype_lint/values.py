@@ -391,11 +391,13 @@ class ModuleValue(Value):
 
     Mutable on purpose: module casts (``model.double()``) act in place, so every alias of
     the module must see the new parameter dtype. ``config`` holds constructor arguments
-    (in_features, in_channels, ...), ``children`` the layers of an ``nn.Sequential``.
+    (in_features, in_channels, ...), ``children`` the layers of an ``nn.Sequential``,
+    ``stored`` the attributes the code assigned on it (``layer.weight = Wrapper(...)``), which
+    reads then give instead of what the class's knowledge says.
     """
 
     __slots__ = ("qualname", "config", "param_dtypes", "origin", "children", "device",
-                 "dtype_origin")
+                 "dtype_origin", "stored")
     kind = "module"
 
     def __init__(self, qualname: str, config: Optional[Dict[str, Any]] = None,
@@ -408,6 +410,7 @@ class ModuleValue(Value):
         self.children = children
         self.device = device
         self.dtype_origin = origin  # where the parameter dtype was last set
+        self.stored: Dict[str, Value] = {}
 
     @property
     def short_name(self) -> str:
@@ -533,6 +536,10 @@ def _summary(values: "Sequence[Value]", depth: int = 0) -> "Optional[Value]":
         module = ModuleValue(first.qualname, config, dtypes, first.origin, children,
                              devices.pop() if len(devices) == 1 else None)
         module.dtype_origin = first.dtype_origin
+        for name in set().union(*(v.stored for v in values)):
+            # stored on some of them only: what the others hold is not known here
+            module.stored[name] = _plain_join([v.stored[name] for v in values]) \
+                if all(name in v.stored for v in values) else TOP
         return module
     return None
 

@@ -70,6 +70,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         if isinstance(receiver, TensorValue) and func.attr.value in SHAPE_CHANGING_IN_PLACE:
             # x.unsqueeze_(0) changes x itself
             replace_tensor(interp, func.value, receiver, result)
+        elif isinstance(receiver, ArrayValue) and func.attr.value == "resize" and not args.has_star:
+            # data.resize((n, 1)) reshapes data itself (ndarray.resize returns None)
+            replace_array(interp, func.value, receiver, NP.resized_in_place(receiver, args))
     elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
         callee = Callee("method", func.attr.value, receiver, args)
         result = sequence_method(interp, func.value, receiver, func.attr.value, args)
@@ -186,7 +189,8 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             return BoundMethod(method, owner) if has_decorator(method.node, "classmethod") else method
         return owner.attrs.get(attr, TOP)
     if isinstance(owner, ModuleValue):
-        return module_attribute(owner, attr, node)
+        # what the code stored on the layer, else what the layer's class gives
+        return owner.stored[attr] if attr in owner.stored else module_attribute(owner, attr, node)
     if isinstance(owner, ModuleNamespace):  # a project module: ``data.make_batch``
         return namespace_attribute(interp, owner, attr)
     if isinstance(owner, SequenceValue):
@@ -448,6 +452,19 @@ def replace_tensor(interp: "Interpreter", node: Any, old: TensorValue, new: Valu
             interp.heap_version += 1
         elif isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
             holder.attrs[node.attr.value] = replacement
+            interp.heap_version += 1
+
+
+def replace_array(interp: "Interpreter", node: Any, old: ArrayValue, new: Value) -> None:
+    """The ndarray ``node`` evaluated to (``old``) was changed in place (``a.resize(...)``,
+    ``a.shape = ...``): rebind the name or instance attribute that holds it. (numpy refuses to
+    resize an array another name refers to, so there is no alias to update.)"""
+    if isinstance(node, cst.Name) and interp.lookup(node.value) is old:
+        interp.bind(node.value, new)
+    elif isinstance(node, cst.Attribute):
+        holder = interp._current.get(node.value)
+        if isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
+            holder.attrs[node.attr.value] = new
             interp.heap_version += 1
 
 

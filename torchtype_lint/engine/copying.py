@@ -23,6 +23,7 @@ def deep_copied(value: Value, note_fresh: Callable[[Value], Value], memo: Dict[i
         module.dtype_origin = value.dtype_origin
         memo[id(value)] = module
         module.children = tuple(deep_copied(child, note_fresh, memo) for child in value.children)
+        module.stored = {name: deep_copied(attr, note_fresh, memo) for name, attr in value.stored.items()}
         return note_fresh(module)
     if isinstance(value, InstanceValue):
         instance = InstanceValue(value.cls, value.origin)

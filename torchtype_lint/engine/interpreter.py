@@ -43,7 +43,7 @@ from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue
 from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
-from ..knowledge.module_dtypes import widen_module_params
+from ..knowledge.module_dtypes import store_module_attribute
 from ..knowledge.torch_objects import (
     NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
 )
@@ -54,7 +54,7 @@ from ..values import (
 )
 from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
-from .calls import parameter_replaced, replace_container, replace_tensor
+from .calls import parameter_replaced, replace_array, replace_container, replace_tensor
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
@@ -816,13 +816,14 @@ class Interpreter:
             elif isinstance(owner, ModuleNamespace):
                 # config.dtype = torch.float64: the module's functions read the new value
                 assign_namespace_attribute(self, owner, target.attr.value, value)
-            elif isinstance(owner, ModuleValue) and target.attr.value in ("weight", "bias"):
-                # layer.weight = nn.Parameter(...): the layer's parameters may now differ
-                widen_module_params(owner, value)
+            elif isinstance(owner, ModuleValue):
+                # layer.weight = nn.Parameter(...): the layer's parameters may now differ;
+                # self.linear.weight = QuantWeight(...): reads give the new value
+                store_module_attribute(owner, target.attr.value, value, self._weak_update(owner))
                 self.heap_version += 1
-            elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype") and \
-                    isinstance(target.value, cst.Name) and self.lookup(target.value.value) is owner:
-                self.bind(target.value.value, array_attribute_assigned(owner, target.attr.value, value))
+            elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype"):
+                # a.shape = (3, 4) reshapes a (self.buf.shape = ... too); a.dtype = ... reinterprets it
+                replace_array(self, target.value, owner, array_attribute_assigned(owner, target.attr.value, value))
             elif isinstance(owner, TensorValue) and target.attr.value == "data":
                 # t.data = other swaps t's storage: t takes other's dtype and shape (and a
                 # module's parameter changes the module)

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..values import (
     CallArgs,
     FLOAT32, TOP, InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value,
-    is_floating,
+    is_floating, join,
 )
 from . import nn_modules as NN
 
@@ -134,6 +134,19 @@ def module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
     return TOP
 
 
+def store_module_attribute(module: ModuleValue, attr: str, value: Value, weak: bool) -> None:
+    """``layer.attr = value``: later reads of ``layer.attr`` give ``value`` (joined with the old
+    one when the store may not happen). A tensor stored as ``weight`` or ``bias`` is a parameter
+    whose dtype widens the layer's; anything else (``layer.weight = QuantWeight(...)``, an
+    unknown value) replaces what the class's knowledge says the attribute is."""
+    if attr in ("weight", "bias"):
+        widen_module_params(module, value)
+        if isinstance(value, TensorValue) and attr not in module.stored:
+            return  # reads keep deriving the parameter from the layer's (widened) dtypes
+    old = module.stored[attr] if attr in module.stored else module_attribute(module, attr, None)
+    module.stored[attr] = join(old, value) if weak else value
+
+
 def widen_module_params(module: ModuleValue, value: Value) -> None:
     """One parameter of ``module`` was replaced by ``value``: its parameters now hold the old
     dtypes and the new one (unknown if the new one is)."""
@@ -154,6 +167,8 @@ def set_module_dtype(module: Value, dtype: Optional[str], origin: Origin, weak: 
         return
     seen.add(id(module))
     if isinstance(module, ModuleValue):
+        # A tensor stored on the layer may be a parameter the cast converts: no longer known.
+        module.stored = {name: value for name, value in module.stored.items() if not isinstance(value, TensorValue)}
         if module.param_dtypes is not None:
             if dtype is None:
                 module.param_dtypes = None

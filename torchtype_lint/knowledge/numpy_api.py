@@ -24,7 +24,7 @@ from .numpy_dtypes import (
     PYTHON_SCALAR_DTYPES, kind, numpy_dtype, promote_types, result_type, true_divide,
 )
 from .numpy_random import call_random
-from .torch_api import arange_length, int_const, shape_from_value
+from .torch_api import arange_length, int_const, shape_from_size_args, shape_from_value
 
 __all__ = ["binary_op", "call_numpy_function", "ndarray_attribute", "ndarray_method",
            "numpy_dtype", "promote_types"]
@@ -295,9 +295,19 @@ def ndarray_method(recv: ArrayValue, name: str, args: CallArgs, node: Any) -> Va
     if name == "item" and not args.pos and not args.kw and recv.dtype is not None:
         pytype = _ITEM_TYPES[kind(recv.dtype)]
         return ScalarValue(pytype, None, Origin(node, f".item() gives a Python {pytype}"))
-    if name in ("sort", "fill"):
-        return NoneValue()  # in place, keeping the dtype and the shape
+    if name in ("sort", "fill", "resize"):
+        return NoneValue()  # in place (a.resize's new shape: resized_in_place)
     return SH.method(recv, name, args)
+
+
+def resized_in_place(recv: ArrayValue, args: CallArgs) -> ArrayValue:
+    """The array after ``a.resize(new_shape)`` / ``a.resize(n, m)``, which reshapes it in place
+    (zero-filling or truncating): the same dtype, the new shape as far as it is known (a size
+    not known here is an unknown dim, ``a.resize((n, 1))`` gives ``(?, 1)``)."""
+    shape = shape_from_size_args(args, 0, "new_shape") if args.pos or "new_shape" in args.kw else None
+    if shape is not None and any(d is not None and d < 0 for d in shape):
+        shape = None  # a negative size: numpy refuses it
+    return ArrayValue(recv.dtypes, shape, recv.origin)
 
 
 def ndarray_attribute(recv: ArrayValue, name: str) -> Value:
