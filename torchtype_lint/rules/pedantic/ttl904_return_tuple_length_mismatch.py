@@ -1,4 +1,4 @@
-"""TTL904 return-tuple-length-mismatch: a returned tuple's length differs from a plain tuple return annotation (opt-in)."""
+"""TTL904 return-tuple-length-mismatch: tuple returned of another length than a plain tuple annotation (opt-in)."""
 from __future__ import annotations
 
 import libcst as cst
