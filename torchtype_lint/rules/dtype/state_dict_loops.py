@@ -1,0 +1,173 @@
+"""The syntax of a loop over every entry of a module's state: ``for k, v in
+model.state_dict().items()``, ``for v in model.buffers()``, ``for k in sd: sd[k] ...``.
+
+What such a loop does to *each* entry, unconditionally, is done to BatchNorm's int64
+``num_batches_tracked`` buffer too; ``unconditional_statements`` gives the statements of the
+body that run for every entry (stopping at a guard that may skip some), ``entry_expressions``
+the expressions that stand for the entry in them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+#: Statements that may leave an iteration early: a guard holding one may skip the int entries.
+_LEAVING = (cst.Continue, cst.Break, cst.Return, cst.Raise)
+
+
+@dataclass(frozen=True)
+class StateLoop:
+    """A loop over a module's state entries: ``module`` the expression of the module,
+    ``value_name`` the loop name bound to an entry's tensor (or None), ``dict_node`` and
+    ``key_name`` the dict and key of ``sd[k]`` entries (or None)."""
+
+    module: Any
+    value_name: Optional[str]
+    dict_node: Any
+    key_name: Optional[str]
+
+
+def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
+    """The state loop ``loop`` is, or None. ``scope_body`` holds the statements of the scope
+    the loop is in (where ``sd = model.state_dict()`` is looked up)."""
+    iterable, method = loop.iter, None
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+        method = iterable.func.attr.value  # .items() / .values() / .keys() / .buffers()
+    if method in ("buffers", "named_buffers"):
+        module = _module_of_iterator(iterable)
+        name = _loop_value_name(loop.target, pair=method == "named_buffers")
+        return StateLoop(module, name, None, None) if module is not None and name else None
+    if method in ("items", "values"):
+        owner = iterable.func.value  # type: ignore[union-attr]
+        module = _module_of_state_dict(owner, scope_body)
+        name = _loop_value_name(loop.target, pair=method == "items")
+        if module is None or name is None:
+            return None
+        key = _key_name(loop.target) if method == "items" else None
+        return StateLoop(module, name, owner if isinstance(owner, cst.Name) else None, key)
+    owner = iterable.func.value if method == "keys" else iterable  # type: ignore[union-attr]
+    if method not in (None, "keys") or not isinstance(owner, cst.Name) or not isinstance(loop.target, cst.Name):
+        return None
+    module = _module_of_state_dict(owner, scope_body)  # for k in sd: ... sd[k] ...
+    return StateLoop(module, None, owner, loop.target.value) if module is not None else None
+
+
+def _module_of_iterator(call: cst.Call) -> Optional[Any]:
+    func = call.func
+    return func.value if isinstance(func, cst.Attribute) else None
+
+
+def _module_of_state_dict(node: Any, scope_body: List[Any]) -> Optional[Any]:
+    """``model`` of ``model.state_dict()``, ``copy.deepcopy(model.state_dict())``, or of the one
+    assignment of such a call to the name ``node`` in the scope."""
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "state_dict" and not node.args:
+            return func.value
+        if isinstance(func, cst.Attribute) and func.attr.value == "deepcopy" and len(node.args) == 1:
+            return _module_of_state_dict(node.args[0].value, [])  # a copy holds the same entries
+        return None
+    if not isinstance(node, cst.Name):
+        return None
+    found = [value for target, value in _assignments(scope_body) if target == node.value]
+    return _module_of_state_dict(found[0], []) if len(found) == 1 else None
+
+
+def _assignments(body: List[Any]) -> Iterator[Tuple[str, Any]]:
+    """(name, value) of every ``name = value`` at any depth of ``body`` (not in nested scopes)."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            yield target.target.value, small.value
+                        else:
+                            yield "", small.value  # a tuple target: no one name to trust
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+                    yield small.target.value, small.value  # rebound: makes the name ambiguous
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for block in _blocks(stmt):
+                yield from _assignments(block)
+
+
+def _blocks(stmt: Any) -> Iterator[List[Any]]:
+    """The statement lists nested in a compound statement."""
+    for attr in ("body", "orelse", "finalbody"):
+        part = getattr(stmt, attr, None)
+        part = getattr(part, "body", part)  # an Else / Finally wraps its block
+        part = getattr(part, "body", part)  # the block wraps its statements
+        if isinstance(part, (list, tuple)):
+            yield list(part)
+    for handler in getattr(stmt, "handlers", ()):
+        yield list(handler.body.body)
+
+
+def _loop_value_name(target: Any, pair: bool) -> Optional[str]:
+    if pair:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and \
+                isinstance(target.elements[1].value, cst.Name):
+            return target.elements[1].value.value
+        return None
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def _key_name(target: Any) -> Optional[str]:
+    first = target.elements[0].value if isinstance(target, (cst.Tuple, cst.List)) else None
+    return first.value if isinstance(first, cst.Name) else None
+
+
+def unconditional_statements(body: Any) -> Iterator[Any]:
+    """The small statements of a loop body that run for every item: in order, through ``with``
+    blocks, over compound statements that cannot leave the iteration, up to one that can."""
+    for stmt in getattr(body, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, _LEAVING):
+                    return
+                yield small
+        elif isinstance(stmt, cst.With):
+            inner = list(unconditional_statements(stmt.body))
+            yield from inner
+            if _leaves(stmt.body):
+                return
+        elif _leaves(stmt):
+            return  # `if not v.is_floating_point(): continue` skips the int entries
+
+
+def _leaves(node: Any) -> bool:
+    """Whether ``node`` holds a statement that may leave the iteration (anywhere in it: one in a
+    nested loop counts too, which only makes the rule quieter)."""
+    found = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Continue(self, _node: cst.Continue) -> None:
+            found.append(True)
+
+        def visit_Break(self, _node: cst.Break) -> None:
+            found.append(True)
+
+        def visit_Return(self, _node: cst.Return) -> None:
+            found.append(True)
+
+        def visit_Raise(self, _node: cst.Raise) -> None:
+            found.append(True)
+
+    node.visit(_Finder())
+    return bool(found)
+
+
+def is_entry(node: Any, loop: StateLoop) -> bool:
+    """Does ``node`` stand for the loop's entry tensor (``v``, ``v.data``, ``sd[k]``)?"""
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value  # v.data is the same storage
+    if isinstance(node, cst.Name):
+        return loop.value_name is not None and node.value == loop.value_name
+    if isinstance(node, cst.Subscript) and loop.dict_node is not None and loop.key_name is not None \
+            and isinstance(node.value, cst.Name) and node.value.value == loop.dict_node.value \
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        return isinstance(key, cst.Name) and key.value == loop.key_name
+    return False

@@ -1,0 +1,179 @@
+"""TTL214 state-loop-integer-buffer: a loop over every state entry of a model with BatchNorm
+applies a float-only in-place op to its int64 ``num_batches_tracked`` buffer too."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import libcst as cst
+
+from ...values import InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value, is_floating
+from ..base import RuntimeClaim, register
+from ..context import RuleContext
+from ..dtype_rule import DtypeRule
+from ..source_edits import code
+from .state_dict_loops import StateLoop, is_entry, state_loop, unconditional_statements
+
+#: In-place methods that fail on an int64 tensor whatever their arguments.
+_FLOAT_ONLY_METHODS = {"normal_", "uniform_", "log_normal_", "exponential_", "cauchy_", "lerp_",
+                       "div_", "true_divide_"}
+#: In-place arithmetic that fails on an int64 tensor given a float operand.
+_ARITHMETIC_METHODS = {"mul_", "add_", "sub_"}
+#: Functions that fail on an int64 tensor passed first.
+_FLOAT_ONLY_FUNCTIONS = {"torch.nn.init.normal_", "torch.nn.init.uniform_", "torch.nn.init.trunc_normal_",
+                         "torch.randn_like", "torch.rand_like"}
+#: Augmented assignments that fail on an int64 target: ``/=`` always, the others with a float.
+_AUG_ALWAYS = (cst.DivideAssign,)
+_AUG_WITH_FLOAT = (cst.MultiplyAssign, cst.AddAssign, cst.SubtractAssign)
+#: The BatchNorm layers that keep ``num_batches_tracked`` (unless track_running_stats=False).
+_BATCHNORMS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"}
+
+
+@register
+class StateLoopIntegerBuffer(DtypeRule):
+    """
+    ## What it does
+    Flags a loop over every entry of a model's state (`model.state_dict().items()`,
+    `.values()`, `for k in sd: sd[k]`, `model.buffers()`) that applies a float-only in-place
+    operation to each entry, when the model holds a BatchNorm layer: `v.normal_()`,
+    `v.uniform_()`, `v.mul_(0.5)`, `v.add_(noise)`, `sd[k] /= n`, `nn.init.normal_(v)`,
+    `torch.randn_like(v)`.
+
+    ## Why is this bad?
+    Every BatchNorm layer (with the default `track_running_stats=True`) keeps an int64 buffer,
+    `num_batches_tracked`, in its state. The loop reaches it after the float entries and torch
+    raises: `NotImplementedError: "normal_kernel_cpu" not implemented for 'Long'`,
+    `RuntimeError: result type Float can't be cast to the desired output type Long` (weight
+    averaging, `w_avg[k] /= n`; EMA updates, `v.mul_(decay)`).
+
+    ## Example
+    ```python
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+    for name, v in model.state_dict().items():
+        v.mul_(0.5)
+    ```
+
+    ## Use instead
+    ```python
+    for name, v in model.state_dict().items():
+        if v.dtype.is_floating_point:
+            v.mul_(0.5)
+    ```
+    """
+
+    code = "TTL214"
+    name = "state-loop-integer-buffer"
+    summary = "float-only in-place op applied to every state entry, BatchNorm's int64 counter included"
+    severity = "error"
+    listens = (cst.For,)
+    runtime = RuntimeClaim("RuntimeError", r"not implemented for 'Long'|can't be cast to the desired output "
+                                           r"type Long|must be a floating point|must not be a floating point")
+
+    def visit(self, node: Any, ctx: RuleContext) -> None:
+        function = ctx.function_node
+        scope = list(function.body.body) if function is not None and isinstance(
+            function.body, cst.IndentedBlock) else list(ctx.module.body)
+        loop = state_loop(node, scope)
+        if loop is None:
+            return
+        owner = ctx.value(loop.module)
+        batchnorm = tracked_batchnorm(owner)
+        if batchnorm is None or (isinstance(owner, InstanceValue) and _overrides_state(owner)):
+            return
+        for small in unconditional_statements(node.body):
+            failing = _failing_use(small, loop, ctx)
+            if failing is not None:
+                where = batchnorm.origin.node if batchnorm.origin is not None else None
+                layer = f"`{code(where, 40)}`" if where is not None else "a BatchNorm layer"
+                self.flag(ctx, failing,
+                          f"this loop visits every entry of `{code(loop.module, 30)}`'s state, and {layer} "
+                          f"keeps an int64 `num_batches_tracked` buffer there: `{code(failing, 40)}` raises on it "
+                          "(an operation only float tensors support, on a Long tensor); skip integer entries "
+                          "(`if v.dtype.is_floating_point:`)",
+                          origin=Origin(where, "BatchNorm's num_batches_tracked is int64") if where else None)
+                return
+
+
+def tracked_batchnorm(module: Value, seen: Optional[set] = None) -> Optional[ModuleValue]:
+    """A BatchNorm layer in ``module`` (itself, a container's child, a model's attribute) that
+    keeps ``num_batches_tracked``, or None."""
+    seen = set() if seen is None else seen
+    if id(module) in seen:
+        return None
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        if module.short_name in _BATCHNORMS:
+            return module if _tracks_stats(module) else None
+        parts: List[Value] = list(module.children)
+    elif isinstance(module, InstanceValue):
+        parts = list(module.attrs.values())
+    else:
+        return None
+    for part in parts:
+        found = tracked_batchnorm(part, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _tracks_stats(module: ModuleValue) -> bool:
+    """False when the construction passed ``track_running_stats`` (no counter, or unknown)."""
+    call = module.origin.node if module.origin is not None else None
+    if not isinstance(call, cst.Call):
+        return False  # not built here: how it was configured is unknown
+    return not any(arg.keyword is not None and arg.keyword.value == "track_running_stats" or arg.star
+                   for arg in call.args)
+
+
+def _overrides_state(instance: InstanceValue) -> bool:
+    return any(name in instance.cls.methods for name in ("state_dict", "buffers", "named_buffers"))
+
+
+def _failing_use(small: Any, loop: StateLoop, ctx: RuleContext) -> Optional[Any]:
+    """The node of ``small`` that fails on an int64 entry, or None."""
+    if isinstance(small, cst.AugAssign) and is_entry(small.target, loop):
+        if isinstance(small.operator, _AUG_ALWAYS) or (
+                isinstance(small.operator, _AUG_WITH_FLOAT) and _is_float(ctx.value(small.value))):
+            return small
+    for call in _calls(small):
+        func = call.func
+        if isinstance(func, cst.Attribute) and is_entry(func.value, loop):
+            method = func.attr.value
+            if method in ("div_", "true_divide_") and any(
+                    a.keyword is not None and a.keyword.value == "rounding_mode" for a in call.args):
+                continue  # floor / trunc division keeps integers
+            if method in _FLOAT_ONLY_METHODS:
+                return call
+            if method in _ARITHMETIC_METHODS and call.args and (
+                    _is_float(ctx.value(call.args[0].value)) or any(
+                        a.keyword is not None and a.keyword.value == "alpha" and _is_float(ctx.value(a.value))
+                        for a in call.args)):
+                return call
+        callee = ctx.callee(call)
+        if callee is not None and callee.kind == "symbol" and callee.name in _FLOAT_ONLY_FUNCTIONS and \
+                call.args and call.args[0].keyword is None and is_entry(call.args[0].value, loop):
+            return call
+    return None
+
+
+def _is_float(value: Value) -> bool:
+    """A Python float or a tensor that is floating whatever its dtype: an int64 target cannot
+    hold the result."""
+    if isinstance(value, ScalarValue):
+        return value.pytype == "float"
+    return isinstance(value, TensorValue) and value.dtypes is not None and bool(value.dtypes) and all(
+        is_floating(d) for d in value.dtypes)
+
+
+def _calls(node: Any) -> List[cst.Call]:
+    """The calls in ``node``, outermost first (not inside lambdas)."""
+    found: List[cst.Call] = []
+
+    class _Collector(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+        def visit_Lambda(self, _node: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Collector())
+    return found
