@@ -20,6 +20,8 @@ def configure_confirm(parser: argparse.ArgumentParser) -> None:
                         help="write torch's messages to torchtype_lint/data/confirmations.json")
     parser.add_argument("--fixtures", help="fixtures directory (default: the repository's fixtures/)")
     parser.add_argument("--no-lint", action="store_true", help="skip the linter-vs-torch comparison")
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write every fixture's verdict per device (and the GPU) to PATH")
 
 
 def run_confirm(args: argparse.Namespace) -> int:

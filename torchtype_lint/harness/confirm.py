@@ -79,6 +79,7 @@ class ConfirmReport:
     seconds: float
     worker_errors: Dict[str, str] = field(default_factory=dict)
     lint_seconds: float = 0.0
+    hardware: Dict[str, str] = field(default_factory=dict)   # device -> GPU name and capability
 
     @property
     def contradictions(self) -> List[RuleStatus]:
@@ -276,7 +277,8 @@ def confirm(codes: Optional[Iterable[str]] = None, devices: Sequence[str] = ("cp
     version = next((r.torch for r in runs.values() if r.torch != "?"), "?")
     return ConfirmReport(version, tuple(devices), {d: r.available for d, r in runs.items()},
                          statuses, agreement, len(jobs), time.perf_counter() - started,
-                         {d: r.error for d, r in runs.items() if r.error}, lint_seconds)
+                         {d: r.error for d, r in runs.items() if r.error}, lint_seconds,
+                         {d: r.hardware for d, r in runs.items() if r.hardware})
 
 
 # --------------------------------------------------------------------------- output
@@ -294,7 +296,8 @@ def _cell(status: RuleStatus) -> str:
 
 def render(report: ConfirmReport) -> str:
     lines = [f"Runtime claims against torch {report.torch_version}: {report.fixtures_run} fixtures "
-             f"per device in {report.seconds:.1f}s (linting them: {report.lint_seconds:.1f}s, overlapped)", ""]
+             f"per device in {report.seconds:.1f}s (linting them: {report.lint_seconds:.1f}s, overlapped)"]
+    lines += [f"{device}: {hardware}" for device, hardware in report.hardware.items()] + [""]
     header = ["rule"] + list(report.devices)
     rows = [[code] + [_cell(by_device[d]) for d in report.devices]
             for code, by_device in report.statuses.items()]
@@ -373,6 +376,22 @@ def _table(header: List[str], rows: List[List[str]]) -> List[str]:
     return out
 
 
+def to_json(report: ConfirmReport) -> Dict[str, Any]:
+    """Every verdict of the run, fixture by fixture, for ``confirm --json`` (a GPU run's
+    results are committed from this)."""
+    rules: Dict[str, Any] = {}
+    for code, by_device in report.statuses.items():
+        rules[code] = {device: {"status": status.status, "message": status.message,
+                                "fixtures": [{"fixture": v.fixture.name, "kind": v.fixture.kind,
+                                              "verdict": v.verdict, "reason": v.reason,
+                                              "observed": v.observed, "line": v.failed_line}
+                                             for v in status.verdicts]}
+                       for device, status in by_device.items()}
+    return {"torch": report.torch_version, "devices": list(report.devices), "available": report.available,
+            "hardware": report.hardware, "fixtures_per_device": report.fixtures_run,
+            "seconds": round(report.seconds, 2), "worker_errors": report.worker_errors, "rules": rules}
+
+
 def record(report: ConfirmReport, path: Path = RECORD_PATH) -> Path:
     """Merge this run into the data file read by ``confirmations.py`` (rule docs)."""
     try:
@@ -414,6 +433,8 @@ def run_command(args: Any) -> int:
         print(f"torchtype-lint: error: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(render(report))
+    if getattr(args, "json", None):
+        Path(args.json).write_text(json.dumps(to_json(report), indent=1) + "\n", encoding="utf-8")
     if args.record:
         path = record(report)
         print(f"Recorded {len(report.statuses)} rules to {path}", file=sys.stderr)
