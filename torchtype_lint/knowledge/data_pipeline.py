@@ -5,6 +5,7 @@ running its code, which is the engine's job: ``dataloader`` takes that as a call
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ..values import (
@@ -21,30 +22,50 @@ DATALOADER_NAMES = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.
 class DataLoaderValue(Value):
     """``DataLoader(dataset, ...)``: iterating yields collated batches of ``item``."""
 
-    __slots__ = ("item", "batch_size", "origin", "collated")
+    __slots__ = ("item", "batch_size", "origin", "collated", "last_batch")
     kind = "dataloader"
 
     def __init__(self, item: Value, batch_size: Optional[int], origin: Optional[Origin],
-                 collated: Optional[Value] = None):
+                 collated: Optional[Value] = None, last_batch: Optional["LastBatch"] = None):
         self.item = item
         self.batch_size = batch_size
         self.origin = origin
         #: The batch a custom ``collate_fn`` makes (None: torch's default_collate).
         self.collated = collated
+        #: The configured batch size the last batch may fall short of (None: it cannot, or the
+        #: loader's options are not known well enough to say).
+        self.last_batch = last_batch
 
     def describe(self) -> str:
         return f"DataLoader of {self.item.describe()}"
 
 
+@dataclass(frozen=True)
+class LastBatch:
+    """A loader that keeps its last, smaller batch (``drop_last`` False, the default):
+    ``batch_size`` the configured size, ``dataset_size`` the number of items when known. The
+    last batch holds ``dataset_size % batch_size`` items when that is not zero."""
+
+    batch_size: int
+    dataset_size: Optional[int]
+
+    @property
+    def remainder(self) -> Optional[int]:
+        """How many items the last batch holds (0: every batch is full; None: unknown)."""
+        return None if self.dataset_size is None else self.dataset_size % self.batch_size
+
+
 class TensorDatasetValue(Value):
     """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""
 
-    __slots__ = ("item", "origin")
+    __slots__ = ("item", "origin", "length")
     kind = "dataset"
 
-    def __init__(self, item: Value, origin: Optional[Origin]):
+    def __init__(self, item: Value, origin: Optional[Origin], length: Optional[int] = None):
         self.item = item
         self.origin = origin
+        #: How many items it holds (the first tensor's first dim), when known.
+        self.length = length
 
     def describe(self) -> str:
         return f"TensorDataset of {self.item.describe()}"
@@ -56,7 +77,9 @@ def tensor_dataset(args: CallArgs, node: Any) -> Value:
             isinstance(t, TensorValue) for t in args.pos):
         return TOP
     rows = tuple(index_first(t) for t in args.pos)  # type: ignore[arg-type]
-    return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"))
+    first = args.pos[0].shape  # type: ignore[attr-defined]
+    length = first[0] if first and isinstance(first[0], int) else None
+    return TensorDatasetValue(SequenceValue("tuple", TOP, rows), Origin(node, "TensorDataset rows"), length)
 
 
 def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Value],
@@ -74,6 +97,7 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
             custom is not None and (call_collate is None or isinstance(custom, NoneValue))):
         return TOP
     drop_last = args.kw.get("drop_last")
+    last_batch = _last_batch(args, batch_size, dataset)
     if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
         # The last batch holds the remainder: the batch dim is only known when it is dropped.
         batch_size = None
@@ -95,7 +119,22 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
         collated = call_collate(custom, SequenceValue("list", item, None))
         if collated is TOP:
             return TOP
-    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"), collated)
+    return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"), collated, last_batch)
+
+
+def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value) -> Optional[LastBatch]:
+    """The last-batch facts of a loader with a known batch size > 1 that keeps its last batch
+    (``drop_last`` absent or a literal False); None otherwise (unknown options say nothing)."""
+    drop_last = args.kw.get("drop_last", ScalarValue("bool", False))
+    if not isinstance(batch_size, int) or batch_size <= 1 or "sampler" in args.kw or not (
+            isinstance(drop_last, ScalarValue) and drop_last.const is False):
+        return None  # a sampler may draw any number of items: no length to divide
+    size = None
+    if isinstance(dataset, TensorDatasetValue):
+        size = dataset.length
+    elif isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple") and dataset.items is not None:
+        size = len(dataset.items)
+    return LastBatch(batch_size, size)
 
 
 def batch(loader: DataLoaderValue) -> Value:

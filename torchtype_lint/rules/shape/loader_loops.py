@@ -1,0 +1,201 @@
+"""Where a loop over a DataLoader assumes every batch is full.
+
+A loader that keeps its last batch (``drop_last=False``, the default) yields ``N % B`` items
+last. Code that writes the configured size ``B`` where the batch's own size belongs
+(``x.view(batch_size, -1)``, ``torch.zeros(1, batch_size, hidden)`` meeting the batch) fails on
+that batch. This module finds those places, syntactically, in the loop body and in the
+``forward`` of a model the body calls with the batch; which expressions hold ``B`` the rule
+asks the engine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+#: Methods that give a tensor the shape their arguments spell.
+RESHAPES = ("view", "reshape")
+#: ``torch.<name>(*size)`` factories whose size may spell the batch.
+FACTORIES = ("zeros", "ones", "randn", "rand", "empty", "full", "randint")
+#: Words naming a helper that builds a recurrent state (``init_hidden``, ``initHidden``, ``zero_state``).
+_STATE_WORDS = ("hidden", "state")
+#: Calls whose arguments only show values: meeting the batch there is harmless.
+_DISPLAY = ("print", "log", "info", "debug", "write", "format", "append")
+
+
+@dataclass(frozen=True)
+class FullBatchUse:
+    """``node`` spells the configured batch size with ``size_node`` where the batch's own size
+    belongs; ``what`` says how, for the message."""
+
+    node: Any
+    size_node: Any
+    what: str
+
+
+def batch_names(target: Any, enumerated: bool) -> Set[str]:
+    """The names a loop target binds to the batch (not ``enumerate``'s counter)."""
+    if enumerated:
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
+            return set()
+        target = target.elements[1].value
+    return set(_names_in(target))
+
+
+def _names_in(node: Any) -> Iterator[str]:
+    for sub in walk(node):
+        if isinstance(sub, cst.Name):
+            yield sub.value
+
+
+def walk(node: Any, into_functions: bool = False) -> Iterator[Any]:
+    """``node`` and everything under it (not into nested functions, lambdas or classes)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and not into_functions and isinstance(
+                current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(reversed(current.children))
+
+
+def mentions(node: Any, names: Set[str]) -> bool:
+    return any(isinstance(sub, cst.Name) and sub.value in names for sub in walk(node))
+
+
+def small_statements(body: Any) -> List[Any]:
+    """Every small statement in ``body``, in order, at any depth (not in nested functions)."""
+    out: List[Any] = []
+    for sub in walk(body):
+        if isinstance(sub, cst.BaseSmallStatement):
+            out.append(sub)
+    return out
+
+
+def derived_names(body: Any, seeds: Set[str]) -> Set[str]:
+    """``seeds`` and every name assigned from an expression that mentions one of them, in the
+    statements of ``body`` (in order, twice, so a loop's later assignments feed earlier ones)."""
+    names = set(seeds)
+    statements = small_statements(body)
+    for _ in range(2):
+        for small in statements:
+            value = getattr(small, "value", None)
+            if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and value is not None \
+                    and mentions(value, names) and not _is_size_of(value):
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                for target in targets:
+                    names.update(n for n in _names_in(target))
+    return names
+
+
+def _is_size_of(value: Any) -> bool:
+    """``x.size(0)``, ``x.shape[0]``, ``len(x)``: a size (an int), not a tensor of the batch."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "size":
+        return True
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and value.value.attr.value == "shape":
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "len"
+
+
+def size_guarded(body: Any, names: Set[str]) -> bool:
+    """Does the body test a batch's size (``if x.size(0) != batch_size: continue``)?"""
+    for sub in walk(body):
+        test = getattr(sub, "test", None) if isinstance(sub, (cst.If, cst.While, cst.IfExp, cst.Assert)) else None
+        if test is not None and any(_is_size_of(part) and mentions(part, names) for part in walk(test)):
+            return True
+    return False
+
+
+def full_batch_uses(body: Any, names: Set[str], is_full: Callable[[Any], bool]) -> Iterator[FullBatchUse]:
+    """The places in ``body`` where an expression ``is_full`` says holds the configured batch
+    size stands for the size of a tensor of the batch (one mentioning ``names``)."""
+    statements = small_statements(body)
+    made: List[Tuple[str, FullBatchUse]] = []  # name = torch.zeros(batch_size, ...) seen so far
+    for small in statements:
+        for call in (sub for sub in walk(small) if isinstance(sub, cst.Call)):
+            use = _reshape_use(call, names, is_full) or _factory_use(call, is_full) or _state_use(call, is_full)
+            if use is None:
+                continue
+            if use.what == "reshape":
+                yield use
+            elif _meets_batch(small, call, names):
+                yield use
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                    isinstance(small.targets[0].target, cst.Name) and small.value is call:
+                made.append((small.targets[0].target.value, use))
+        for name, use in made:
+            if small is not use_statement(statements, use) and _meets_batch(small, None, names | {name}) \
+                    and mentions(small, {name}) and mentions(_without_targets(small), names):
+                yield use
+                made = [(n, u) for n, u in made if u is not use]
+                break
+
+
+def use_statement(statements: List[Any], use: FullBatchUse) -> Any:
+    for small in statements:
+        if any(sub is use.node for sub in walk(small)):
+            return small
+    return None
+
+
+def _without_targets(small: Any) -> Any:
+    """The part of a statement that reads values (an assignment's value)."""
+    return getattr(small, "value", None) or small
+
+
+def _reshape_use(call: cst.Call, names: Set[str], is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in RESHAPES and call.args
+            and mentions(func.value, names)):
+        return None
+    first = call.args[0].value
+    if isinstance(first, (cst.Tuple, cst.List)) and first.elements:
+        first = first.elements[0].value  # x.view((batch_size, -1))
+    return FullBatchUse(call, first, "reshape") if _spelled_size(first) and is_full(first) else None
+
+
+def _factory_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in FACTORIES and isinstance(func.value, cst.Name)
+            and func.value.value == "torch" and call.args):
+        return None
+    sizes = [arg.value for arg in call.args if arg.keyword is None]
+    if func.attr.value in ("full", "randint"):
+        sizes = sizes[-1:] if func.attr.value == "randint" else sizes[:1]  # randint(low, high, size)
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [e.value for e in sizes[0].elements]  # torch.zeros((batch_size, hidden))
+    for size in sizes[:2]:  # the batch is first, or second for (num_layers, batch, hidden)
+        if _spelled_size(size) and is_full(size):
+            return FullBatchUse(call, size, "factory")
+    return None
+
+
+def _state_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+    """``model.init_hidden(batch_size)``: a helper building a recurrent state for B items."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and any(word in func.attr.value.lower() for word in _STATE_WORDS)):
+        return None
+    for arg in call.args:
+        if arg.keyword is None and _spelled_size(arg.value) and is_full(arg.value):
+            return FullBatchUse(call, arg.value, "factory")
+    return None
+
+
+def _spelled_size(node: Any) -> bool:
+    """A size written as a name, an attribute (``args.batch_size``) or a literal."""
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Integer))
+
+
+def _meets_batch(small: Any, call: Optional[cst.Call], names: Set[str]) -> bool:
+    """Does the statement combine (not only display) the tensor with one of the batch?"""
+    if not mentions(_without_targets(small), names):
+        return False
+    for sub in walk(small):
+        if isinstance(sub, cst.Call) and sub is not call:
+            func = sub.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+            if name in _DISPLAY and (call is None or any(c is call for c in walk(sub))):
+                return False  # print(x, torch.zeros(batch_size)): shown, not combined
+    return True

@@ -1,0 +1,130 @@
+"""TTL522 last-batch-size-assumed: a loop over a DataLoader that keeps its smaller last batch
+spells the configured batch size where the batch's own size belongs."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Optional, Set
+
+import libcst as cst
+
+from ...knowledge.data_pipeline import DataLoaderValue, LastBatch
+from ...values import FunctionValue, InstanceValue, ScalarValue, Value
+from ..base import Rule, RuntimeClaim, register
+from ..context import RuleContext
+from ..source_edits import code
+from .loader_loops import FullBatchUse, batch_names, derived_names, full_batch_uses, mentions, size_guarded, walk
+
+
+@register
+class LastBatchSizeAssumed(Rule):
+    """
+    ## What it does
+    Warns, in a loop over a `DataLoader` that keeps its last batch (`drop_last=False`, the
+    default), about the configured batch size written where the batch's own size belongs:
+    `x.view(batch_size, -1)`, a target or hidden state built with `torch.zeros(batch_size, ...)`
+    / `torch.zeros(num_layers, batch_size, hidden)` / `model.init_hidden(batch_size)` that meets
+    the batch, in the loop or in the `forward` it calls (`x.view(self.batch_size, -1)`).
+
+    ## Why is this bad?
+    When the dataset size is not a multiple of the batch size, the last batch is smaller: with
+    100 samples and `batch_size=32` it holds 4. Every full batch works, and the epoch fails at
+    its end: `RuntimeError: shape '[32, -1]' is invalid for input of size ...`, `ValueError:
+    Expected input batch_size (32) to match target batch_size (4)`, `RuntimeError: Expected
+    hidden size (1, 4, 64), got [1, 32, 64]`. The warning names the path: the dataset size and
+    the last batch's size when they are known, else the condition. A dataset whose size is a
+    known multiple of the batch size is not reported.
+
+    ## Example
+    ```python
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)
+    for x, y in loader:
+        out = model(x.view(32, -1))
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        out = model(x.view(x.size(0), -1))
+    ```
+    (or `DataLoader(..., drop_last=True)` when every batch must be full).
+    """
+
+    code = "TTL522"
+    name = "last-batch-size-assumed"
+    summary = "configured batch size assumed for a DataLoader's smaller last batch"
+    severity = "warning"
+    listens = (cst.For,)
+    runtime = RuntimeClaim("Exception", r"is invalid for input of size|to match target batch_size|"
+                                        r"Expected hidden(\[0\])? size|must match|Sizes of tensors must match|"
+                                        r"shapes cannot be multiplied|Using a target size")
+
+    def visit(self, node: cst.For, ctx: RuleContext) -> None:
+        loader, enumerated = _loader(node.iter, ctx)
+        if loader is None or loader.last_batch is None or loader.last_batch.remainder == 0:
+            return  # no smaller last batch (or a dataset size that is a multiple of it)
+        last = loader.last_batch
+        seeds = batch_names(node.target, enumerated)
+        if not seeds:
+            return
+        names = derived_names(node.body, seeds)
+        if size_guarded(node.body, names):
+            return  # the loop looks at the batch's size itself
+        full = _holds(last.batch_size, ctx.value)
+        for use in full_batch_uses(node.body, names, full):
+            self._warn(use, last)
+            return
+        for use in _uses_in_forward(node.body, names, last, ctx):
+            self._warn(use, last)
+            return
+
+    def _warn(self, use: FullBatchUse, last: LastBatch) -> None:
+        size = code(use.size_node, 30)
+        if last.dataset_size is not None:
+            path = (f"on the last batch, which holds {last.remainder} samples because the dataset size "
+                    f"({last.dataset_size}) is not a multiple of the batch size ({last.batch_size})")
+        else:
+            path = (f"on the last batch when the dataset size is not a multiple of the batch size "
+                    f"({last.batch_size}): that batch is smaller")
+        how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
+        self.report(use.node, f"{path}, and `{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples; "
+                              "use the batch's own size (`x.size(0)`) or `DataLoader(..., drop_last=True)`")
+
+
+def _loader(iterable: Any, ctx: RuleContext) -> "tuple[Optional[DataLoaderValue], bool]":
+    """The loader a ``for`` iterates (directly, through ``enumerate`` or a progress bar)."""
+    value = ctx.value(iterable)
+    if isinstance(value, DataLoaderValue):
+        return value, False
+    if isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None:
+        inner = ctx.value(iterable.args[0].value)
+        func = iterable.func
+        name = func.value if isinstance(func, cst.Name) else (func.attr.value if isinstance(func, cst.Attribute) else "")
+        if isinstance(inner, DataLoaderValue) and name in ("enumerate", "tqdm", "iter"):
+            return inner, name == "enumerate"
+    return None, False
+
+
+def _holds(batch_size: int, value_of: Callable[[Any], Value]) -> Callable[[Any], bool]:
+    def full(node: Any) -> bool:
+        value = value_of(node)
+        return isinstance(value, ScalarValue) and value.pytype == "int" and value.const == batch_size
+    return full
+
+
+def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleContext) -> Iterator[FullBatchUse]:
+    """Full-batch uses in the ``forward`` of a model of the file the loop calls with the batch
+    (``out = model(x)``): the parameters given a batch tensor are its batch names."""
+    for call in (sub for sub in walk(body) if isinstance(sub, cst.Call)):
+        model = ctx.value(call.func)
+        forward = model.cls.methods.get("forward") if isinstance(model, InstanceValue) else None
+        if not isinstance(forward, FunctionValue) or not isinstance(forward.node, cst.FunctionDef):
+            continue
+        params = [p.name.value for p in forward.node.params.params][1:]  # after self
+        seeds = {param for param, arg in zip(params, call.args)
+                 if arg.keyword is None and not arg.star and mentions(arg.value, names)}
+        if not seeds:
+            continue
+        inner = derived_names(forward.node.body, seeds)
+        if size_guarded(forward.node.body, inner):
+            continue
+        # values in forward joined over its calls: a size that is B in every one of them
+        yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value))
