@@ -22,6 +22,7 @@ from ..values import (
     TOP, ArrayValue, ClassValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, TensorValue, Value, join, join_all,
 )
+from .dynamic_attributes import store_named
 from .runtime import SuperValue
 from .syntax import first_param
 
@@ -175,6 +176,11 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return iterate(args.pos[0])
     if name == "isinstance":
         return ScalarValue("bool")
+    if name == "setattr" and len(args.pos) == 3 and not args.kw and not args.has_star:
+        # setattr(self, name, value): an attribute store by a name that may be unknown
+        store_named(interp, args.pos[0], args.pos[1], args.pos[2],
+                    args.pos_nodes[2] if len(args.pos_nodes) > 2 else None)
+        return NoneValue()
     if name == "super" and not args.pos and not args.kw:
         # super() in a method: the owner class's bases, bound to the method's first argument
         fn = interp.frame.function

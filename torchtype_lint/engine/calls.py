@@ -43,6 +43,7 @@ from ..values import (
 from .builtins import aliased, appended, call_builtin, iterate, with_element
 from .copying import deep_copied
 from .functions import call_function, instantiate
+from .dynamic_attributes import dict_owner, update_dict
 from .modules import ModuleNamespace, namespace_attribute
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
 from .syntax import first_param, function_name, has_decorator, self_attributes_assigned
@@ -63,6 +64,10 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         callee_value = interp.eval(func)
     args = eval_args(interp, node)
     callee = Callee("unknown", args=args)
+    if isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
+        owner = dict_owner(interp, func.value)
+        if owner is not None:  # self.__dict__.update(kwargs) stores attributes by name
+            update_dict(interp, owner, args.pos[0])
     result: Value = TOP
     if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
         callee = Callee("method", func.attr.value, receiver, args)

@@ -55,6 +55,7 @@ from ..values import (
 from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
 from .calls import parameter_replaced, replace_array, replace_container, replace_tensor
+from .dynamic_attributes import dict_owner, store_in_dict
 from .expressions import EXPRESSION_HANDLERS, binary
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
@@ -833,6 +834,11 @@ class Interpreter:
             container = self.eval(target.value)
             index_values = [self.eval(element.slice.value) for element in target.slice
                             if isinstance(element.slice, cst.Index)]
+            owner = dict_owner(self, target.value)
+            if owner is not None:  # self.__dict__[name] = value stores an attribute by name
+                key = target.slice[0].slice if len(target.slice) == 1 else None
+                store_in_dict(self, owner, getattr(key, "value", None), value, getattr(stmt, "value", None))
+                return
             if isinstance(container, SequenceValue) and container.container in ("list", "dict"):
                 key = index_values[0] if len(index_values) == len(target.slice) == 1 else None
                 if container.container == "dict" and isinstance(key, StringValue) and key.const is not None:

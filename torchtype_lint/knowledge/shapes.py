@@ -91,6 +91,8 @@ def named_product_shape(name: str, a: Shape, b: Shape) -> Shape:
         return (a[0],)
     if name == "dot" and len(a) == 1 and len(b) == 1:
         return ()
+    if name in ("outer", "ger") and len(a) == 1 and len(b) == 1:
+        return (a[0], b[0])
     return None
 
 

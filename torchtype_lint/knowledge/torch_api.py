@@ -452,7 +452,7 @@ _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "arange": _arange, "linspace": _linspace, "logspace": _linspace, "eye": _eye,
     "randint": _randint, "randperm": _randperm,
     "matmul": _matmul_fn, "mm": _matmul_fn, "bmm": _matmul_fn, "mv": _matmul_fn,
-    "dot": _matmul_fn,
+    "dot": _matmul_fn, "outer": _matmul_fn, "ger": _matmul_fn,  # outer promotes: mixed dtypes stay unknown
     "cat": _cat, "concat": _cat, "stack": _cat,
     "where": _where,
     "einsum": lambda name, args, node, env: _einsum(args, node),
