@@ -18,6 +18,7 @@ from ..knowledge import nn_modules as NN
 from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
+from ..knowledge.devices import device_origin, moved
 from ..knowledge.data_pipeline import DATALOADER_NAMES, TENSOR_DATASET_NAMES, dataloader, tensor_dataset
 from ..knowledge.defaults import (
     DEFAULT_DEVICE_SETTERS, SET_DEFAULT_DTYPE, forget_default_device, set_default_dtype,
@@ -42,8 +43,8 @@ from ..values import (
 )
 from .builtins import aliased, appended, call_builtin, iterate, with_element
 from .copying import deep_copied
-from .functions import call_function, instantiate
 from .dynamic_attributes import dict_owner, update_dict
+from .functions import call_function, instantiate
 from .modules import ModuleNamespace, namespace_attribute
 from .runtime import Assignment, BoundMethod, Frame, SuperValue
 from .syntax import first_param, function_name, has_decorator, self_attributes_assigned
@@ -63,11 +64,11 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     else:
         callee_value = interp.eval(func)
     args = eval_args(interp, node)
-    callee = Callee("unknown", args=args)
     if isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
         owner = dict_owner(interp, func.value)
         if owner is not None:  # self.__dict__.update(kwargs) stores attributes by name
             update_dict(interp, owner, args.pos[0])
+    callee = Callee("unknown", args=args)
     result: Value = TOP
     if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
         callee = Callee("method", func.attr.value, receiver, args)
@@ -260,7 +261,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node),
                           lambda fn, items: _collate_with(interp, fn, items, node))
     if qualname in ("torch.device",):
-        return DeviceValue(T.device_of_arg(args.get(0)))
+        device = T.device_of_arg(args.get(0))
+        return DeviceValue(device, device_origin(device))  # a device picked at run time says where
     if qualname.startswith("torch."):
         return T.call_torch_function(qualname[6:], args, node, interp.tenv)
     if qualname.startswith("numpy."):
@@ -401,8 +403,9 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
             if dtype is not None:
                 set_module_dtype(module, dtype, Origin(node, f"model.{name}({dtype})"),
                                  weak=interp._weak_update(module))
-            elif T.device_of_arg(value) == "cuda":
-                interp.moves_to_cuda = True
+            elif T.device_of_arg(value) is not None:
+                interp.moves_to_cuda = interp.moves_to_cuda or T.device_of_arg(value) == "cuda"
+                _move_module(interp, module, T.device_of_arg(value), node, f"moved by model.{name}()")
             elif value is TOP and where not in _NOT_DTYPE_KEYWORDS and not T.device_like_name(where):
                 # `model.to(x)` of an unknown x may be a dtype: the parameters' dtype is unknown
                 set_module_dtype(module, None, Origin(node, f"model.{name}(...)"),
@@ -410,6 +413,7 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         return module
     if name == "cuda":
         interp.moves_to_cuda = True
+        _move_module(interp, module, "cuda", node, "moved by model.cuda()")
         return module
     if isinstance(module, ModuleValue) and module.short_name == "ModuleList" and name in ("append", "extend", "insert"):
         added = args.pos[-1] if args.pos else TOP
@@ -440,6 +444,16 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
     if isinstance(module, ModuleValue) and name == "forward":
         return NN.call_module(module, args, node)
     return TOP
+
+
+def _move_module(interp: "Interpreter", module: Value, device: str, node: Any, note: str) -> None:
+    """A library layer moved to ``device`` (in place, as torch does); where the move may not
+    happen (a branch, a loop), its device is known only if it was there already."""
+    if not isinstance(module, ModuleValue):
+        return  # a model class of the file: its layers are moved with it, unseen here
+    device = moved(device, node, note)
+    module.device = device if not interp._weak_update(module) or module.device == device else None
+    interp.heap_version += 1
 
 
 def replace_tensor(interp: "Interpreter", node: Any, old: TensorValue, new: Value) -> None:

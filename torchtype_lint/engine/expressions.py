@@ -14,6 +14,7 @@ import libcst as cst
 from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
+from ..knowledge.devices import runtime_choice
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..values import (
     Callee,
@@ -257,7 +258,10 @@ def _if_exp(interp: "Interpreter", node: cst.IfExp) -> Value:
     truth = interp.known_truth(interp.eval(node.test))
     if truth is not None:
         return interp.eval(node.body if truth else node.orelse)  # the other side never runs
-    return join(interp.eval(node.body), interp.eval(node.orelse))
+    body, orelse = interp.eval(node.body), interp.eval(node.orelse)
+    # `"cuda" if torch.cuda.is_available() else "cpu"`: CUDA wherever the condition holds
+    picked = runtime_choice(node, node.test, T.device_of_arg(body), T.device_of_arg(orelse))
+    return picked if picked is not None else join(body, orelse)
 
 
 def _lambda(interp: "Interpreter", node: cst.Lambda) -> Value:

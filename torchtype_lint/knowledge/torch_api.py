@@ -16,6 +16,7 @@ from ..values import (
 )
 from . import dtypes as D
 from . import shapes as S
+from .devices import moved
 from .einsum import einsum_shape, parse_equation
 from .symbolic_dims import has_names
 
@@ -137,7 +138,7 @@ def _tensor(dtype: Optional[str], shape: Shape, node: Any, note: str, args: Call
         dtype, note = explicit, f"dtype={explicit}"
     rg = args.kw.get("requires_grad")
     requires_grad = rg.const if isinstance(rg, ScalarValue) and rg.pytype == "bool" else None
-    device = device_of_arg(args.kw["device"]) if "device" in args.kw else "cpu"
+    device = moved(device_of_arg(args.kw["device"]), node, "created with device=") if "device" in args.kw else "cpu"
     return TensorValue(
         dtypes=None if dtype is None else frozenset({dtype}),
         shape=shape,
@@ -673,7 +674,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
             return cast_result(recv, other.dtype, node, ".type_as()")
         return TensorValue(None, recv.shape, None, recv.device)
     if name in ("cuda", "cpu"):
-        return TensorValue(recv.dtypes, recv.shape, recv.origin, name, recv.requires_grad)
+        return TensorValue(recv.dtypes, recv.shape, recv.origin, moved(name, node, f"moved by .{name}()"),
+                           recv.requires_grad)
     if name in PROMOTING_BINARY and args.pos and not args.has_star:
         # Out-of-place binary methods promote like the operator (i.pow(0.5) is float32).
         return binary_op(recv, args.pos[0], PROMOTING_BINARY[name], node, env)
@@ -924,6 +926,8 @@ def _to(recv: TensorValue, args: CallArgs, node: Any) -> Value:
         else:
             unknown = True
             device = None
+    if device is not recv.device:
+        device = moved(device, node, "moved by .to()")  # a GPU device remembers this step
     if unknown and dtype is None:
         return TensorValue(None, recv.shape, None, device, recv.requires_grad)
     if dtype is None:
