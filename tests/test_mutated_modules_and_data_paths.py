@@ -282,6 +282,23 @@ CASES = [
 
         out = average([Net(), Net()])
         """),
+    Case("state_dict_update_scaled_by_float", "TTL214", "can't be cast to the desired output type Long", """
+        def shrink(target, accumulated, eta, n):
+            for name, data in target.state_dict().items():
+                update = accumulated[name] * (eta / n)
+                data.add_(update)  # <-
+
+        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2))
+        shrink(model, {k: torch.zeros_like(v) for k, v in model.state_dict().items()}, 0.1, 2)
+        """, """
+        def shrink(target, accumulated, eta, n):
+            for name, data in target.state_dict().items():
+                update = accumulated[name] * (eta / n)
+                data.add_(update.to(data.dtype))
+
+        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2))
+        shrink(model, {k: torch.zeros_like(v) for k, v in model.state_dict().items()}, 0.1, 2)
+        """),
     Case("empty_filtered_list_index", "TTL215", "tensors used as indices must be long", """
         scores = torch.zeros(6)
         keep = []
@@ -351,6 +368,28 @@ CASES = [
         fc = nn.Linear(24, 2)
         for x, y in DataLoader(Frames(10), batch_size=batch_size, drop_last=True):
             out = fc(x.view(batch_size, -1))
+        """),
+    Case("last_batch_fixed_loss_target", "TTL522", "must match the size of tensor b", """
+        batch_size = 10
+        disc = nn.Sequential(nn.Linear(6, 1), nn.Sigmoid())
+        crit = nn.MSELoss()
+        real_labels = torch.ones(batch_size, 1)
+
+        def train(loader):
+            for (y,) in loader:
+                loss = crit(disc(y), real_labels)  # <-
+
+        train(DataLoader(TensorDataset(torch.randn(15, 6)), batch_size=batch_size, shuffle=True))
+        """, """
+        batch_size = 10
+        disc = nn.Sequential(nn.Linear(6, 1), nn.Sigmoid())
+        crit = nn.MSELoss()
+
+        def train(loader):
+            for (y,) in loader:
+                loss = crit(disc(y), torch.ones(y.size(0), 1))
+
+        train(DataLoader(TensorDataset(torch.randn(15, 6)), batch_size=batch_size, shuffle=True))
         """),
     Case("last_batch_rnn_hidden", "TTL522", "Expected hidden size", """
         rnn = nn.GRU(8, 16, batch_first=True)

@@ -27,6 +27,8 @@ class StateLoop:
     value_name: Optional[str]
     dict_node: Any
     key_name: Optional[str]
+    #: The loop's body (where names the entry is updated with are assigned).
+    body: Any = None
 
 
 def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
@@ -38,7 +40,7 @@ def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
     if method in ("buffers", "named_buffers"):
         module = _module_of_iterator(iterable)
         name = _loop_value_name(loop.target, pair=method == "named_buffers")
-        return StateLoop(module, name, None, None) if module is not None and name else None
+        return StateLoop(module, name, None, None, loop.body) if module is not None and name else None
     if method in ("items", "values"):
         owner = iterable.func.value  # type: ignore[union-attr]
         module = _module_of_state_dict(owner, scope_body)
@@ -46,12 +48,12 @@ def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
         if module is None or name is None:
             return None
         key = _key_name(loop.target) if method == "items" else None
-        return StateLoop(module, name, owner if isinstance(owner, cst.Name) else None, key)
+        return StateLoop(module, name, owner if isinstance(owner, cst.Name) else None, key, loop.body)
     owner = iterable.func.value if method == "keys" else iterable  # type: ignore[union-attr]
     if method not in (None, "keys") or not isinstance(owner, cst.Name) or not isinstance(loop.target, cst.Name):
         return None
     module = _module_of_state_dict(owner, scope_body)  # for k in sd: ... sd[k] ...
-    return StateLoop(module, None, owner, loop.target.value) if module is not None else None
+    return StateLoop(module, None, owner, loop.target.value, loop.body) if module is not None else None
 
 
 def _module_of_iterator(call: cst.Call) -> Optional[Any]:
@@ -121,16 +123,18 @@ def _key_name(target: Any) -> Optional[str]:
 
 def unconditional_statements(body: Any) -> Iterator[Any]:
     """The small statements of a loop body that run for every item: in order, through ``with``
-    blocks, over compound statements that cannot leave the iteration, up to one that can."""
+    blocks and nested ``for`` loops, over compound statements that cannot leave the iteration,
+    up to one that can."""
     for stmt in getattr(body, "body", ()):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, _LEAVING):
                     return
                 yield small
-        elif isinstance(stmt, cst.With):
-            inner = list(unconditional_statements(stmt.body))
-            yield from inner
+        elif isinstance(stmt, (cst.With, cst.For)) and getattr(stmt, "orelse", None) is None:
+            # a with block runs once; a nested for (over the clients to average) runs its body
+            # for this entry too, as long as it iterates at all
+            yield from unconditional_statements(stmt.body)
             if _leaves(stmt.body):
                 return
         elif _leaves(stmt):

@@ -80,6 +80,8 @@ class StateLoopIntegerBuffer(DtypeRule):
         if batchnorm is None or (isinstance(owner, InstanceValue) and _overrides_state(owner)):
             return
         for small in unconditional_statements(node.body):
+            if isinstance(small, cst.Assign) and any(is_entry(t.target, loop) for t in small.targets):
+                break  # sd[k] = sd[k].float(): the entry may no longer be the int64 buffer
             failing = _failing_use(small, loop, ctx)
             if failing is not None:
                 where = batchnorm.origin.node if batchnorm.origin is not None else None
@@ -132,7 +134,7 @@ def _failing_use(small: Any, loop: StateLoop, ctx: RuleContext) -> Optional[Any]
     """The node of ``small`` that fails on an int64 entry, or None."""
     if isinstance(small, cst.AugAssign) and is_entry(small.target, loop):
         if isinstance(small.operator, _AUG_ALWAYS) or (
-                isinstance(small.operator, _AUG_WITH_FLOAT) and _is_float(ctx.value(small.value))):
+                isinstance(small.operator, _AUG_WITH_FLOAT) and _floating(small.value, ctx, loop)):
             return small
     for call in _calls(small):
         func = call.func
@@ -144,7 +146,7 @@ def _failing_use(small: Any, loop: StateLoop, ctx: RuleContext) -> Optional[Any]
             if method in _FLOAT_ONLY_METHODS:
                 return call
             if method in _ARITHMETIC_METHODS and call.args and (
-                    _is_float(ctx.value(call.args[0].value)) or any(
+                    _floating(call.args[0].value, ctx, loop) or any(
                         a.keyword is not None and a.keyword.value == "alpha" and _is_float(ctx.value(a.value))
                         for a in call.args)):
                 return call
@@ -153,6 +155,41 @@ def _failing_use(small: Any, loop: StateLoop, ctx: RuleContext) -> Optional[Any]
                 call.args and call.args[0].keyword is None and is_entry(call.args[0].value, loop):
             return call
     return None
+
+
+def _floating(node: Any, ctx: RuleContext, loop: StateLoop, depth: int = 0) -> bool:
+    """Is the expression floating whatever its tensors' dtypes: a float value, a true division,
+    a product, sum or difference with a Python float (an int64 tensor times 0.5 is float32), or
+    a name the loop body assigns one of those?"""
+    if _is_float(ctx.value(node)):
+        return True
+    if depth > 3:
+        return False
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Divide):
+            return True  # true division always gives floats
+        if isinstance(node.operator, (cst.Multiply, cst.Add, cst.Subtract)):
+            return any(_is_python_float(ctx.value(side)) or _floating(side, ctx, loop, depth + 1)
+                       for side in (node.left, node.right))
+    if isinstance(node, cst.Call) and node.args:
+        callee = ctx.callee(node)
+        name = callee.name if callee is not None and callee.kind == "symbol" else ""
+        if name in ("torch.div", "torch.true_divide") and not any(
+                a.keyword is not None and a.keyword.value == "rounding_mode" for a in node.args):
+            return True
+        if name in ("torch.mul", "torch.add", "torch.sub"):
+            return any(_is_python_float(ctx.value(a.value)) or _floating(a.value, ctx, loop, depth + 1)
+                       for a in node.args if a.keyword is None)
+    if isinstance(node, cst.Name) and loop.body is not None:
+        found = [s.value for s in unconditional_statements(loop.body)
+                 if isinstance(s, cst.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0].target, cst.Name) and s.targets[0].target.value == node.value]
+        return len(found) == 1 and _floating(found[0], ctx, loop, depth + 1)
+    return False
+
+
+def _is_python_float(value: Value) -> bool:
+    return isinstance(value, ScalarValue) and value.pytype == "float"
 
 
 def _is_float(value: Value) -> bool:

@@ -7,9 +7,10 @@ from typing import Any, Callable, Iterator, Optional, Set
 import libcst as cst
 
 from ...knowledge.data_pipeline import DataLoaderValue, LastBatch
-from ...values import FunctionValue, InstanceValue, ScalarValue, Value
+from ...values import FunctionValue, InstanceValue, ScalarValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
+from ..dtype.losses import loss_call
 from ..source_edits import code
 from .loader_loops import FullBatchUse, batch_names, derived_names, full_batch_uses, mentions, size_guarded, walk
 
@@ -75,6 +76,9 @@ class LastBatchSizeAssumed(Rule):
         for use in _uses_in_forward(node.body, names, last, ctx):
             self._warn(use, last)
             return
+        for use in _full_loss_targets(node.body, names, last, ctx):
+            self._warn(use, last)
+            return
 
     def _warn(self, use: FullBatchUse, last: LastBatch) -> None:
         size = code(use.size_node, 30)
@@ -84,8 +88,12 @@ class LastBatchSizeAssumed(Rule):
         else:
             path = (f"on the last batch when the dataset size is not a multiple of the batch size "
                     f"({last.batch_size}): that batch is smaller")
-        how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
-        self.report(use.node, f"{path}, and `{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples; "
+        if use.what == "target":
+            what = f"the target `{size}` of `{code(use.node, 50)}` holds {last.batch_size} samples"
+        else:
+            how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
+            what = f"`{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples"
+        self.report(use.node, f"{path}, and {what}; "
                               "use the batch's own size (`x.size(0)`) or `DataLoader(..., drop_last=True)`")
 
 
@@ -128,3 +136,24 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
             continue
         # values in forward joined over its calls: a size that is B in every one of them
         yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value))
+
+
+#: Losses whose input and target must hold the same number of samples.
+_PAIRED_LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                  "binary_cross_entropy_with_logits", "cross_entropy", "nll_loss")
+
+
+def _full_loss_targets(body: Any, names: Set[str], last: LastBatch, ctx: RuleContext) -> Iterator[FullBatchUse]:
+    """``criterion(D(x), self.real_labels)``: a target built elsewhere for B samples (its first
+    dim is the configured size) scored against an output of the batch."""
+    for call in (sub for sub in walk(body) if isinstance(sub, cst.Call)):
+        found = loss_call(ctx, call, _PAIRED_LOSSES)
+        if found is None:
+            continue
+        input_node, target_node = found[2].arg_node("input"), found[2].arg_node("target")
+        if input_node is None or target_node is None or not mentions(input_node, names) or \
+                mentions(target_node, names) or not isinstance(target_node, (cst.Name, cst.Attribute)):
+            continue
+        target = ctx.value(target_node)
+        if isinstance(target, TensorValue) and target.shape and target.shape[0] == last.batch_size:
+            yield FullBatchUse(call, target_node, "target")
