@@ -454,3 +454,25 @@ def test_no_fixture_asserts_a_type_string_of_one_device():
     assert offenders == []
     assert all('os.environ.get("TTL_DEVICE", "cpu")' in p.read_text(encoding="utf-8")
                for p in FIXTURES.glob("TTL*/*.py") if "device" in p.read_text(encoding="utf-8").lower())
+
+
+_IDIOM = f"import torch\n{IDIOM}\n"
+
+
+def test_table_gaps_on_the_is_available_idiom_are_ttl251s_and_measured_cases_ttl262s():
+    # The idiom counts as moving to CUDA for TTL251 (it needs no .cuda() elsewhere in the
+    # file); where TTL262 has the measurement (integer matmul), it alone reports the call.
+    source = _IDIOM + textwrap.dedent("""\
+        counts = torch.tensor([1, 2, 3], device=device)
+        total = torch.dot(counts, counts)
+        pairs = torch.tensor([[1, 2], [3, 4]], device=device)
+        product = torch.matmul(pairs, pairs)
+    """)
+    assert findings(source) == [(4, "TTL251"), (6, "TTL262")]
+    assert "`counts` runs on CUDA wherever a GPU is available" in messages(source, "TTL251")[0]
+
+
+def test_table_gaps_stay_silent_on_the_cpu_and_on_float_twins():
+    cpu = "import torch\ncounts = torch.tensor([1, 2, 3], device='cpu')\ntotal = torch.dot(counts, counts)\n"
+    fixed = _IDIOM + "counts = torch.tensor([1., 2.], device=device)\ntotal = torch.dot(counts, counts)\n"
+    assert findings(cpu) == [] and findings(fixed) == []

@@ -98,12 +98,10 @@ class GpuOnlyMissingKernel(Rule):
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
         call = ctx.op_call(node)
-        if call is None or call.has_star or "out" in call.args.kw:
-            return  # out= decides the computation's dtype: not a measured call
-        found = _observed(call)
-        device = gpu_device(*found.tensors) if found is not None else None
-        if found is None or device is None or reported_by_contract_rules(node, ctx):
+        found = _measured_on_gpu(call)
+        if found is None or reported_by_contract_rules(node, ctx):
             return
+        device = gpu_device(*found.tensors)
         dtype = one(found.tensors[0])
         single = len(found.tensors) == 1
         what = f"`{call.label}` on {dtype} input" if single else f"`{call.label}` of {dtype} tensors"
@@ -112,6 +110,20 @@ class GpuOnlyMissingKernel(Rule):
         subject = named(found.subject, "the input" if single else "each operand")
         self.report(node, f"{fails_on_gpu(what, subject, device, found.case)}; {advice}",
                     origin=device_origin(device))
+
+
+def reports_measured_case(node: Any, ctx: RuleContext) -> bool:
+    """Is ``node`` a measured GPU-only failure on GPU-placed tensors? TTL251 leaves those to
+    this rule, whose message names where the device was picked."""
+    return _measured_on_gpu(ctx.op_call(node)) is not None
+
+
+def _measured_on_gpu(call: Optional[OpCall]) -> Optional["_Observed"]:
+    """The measured case ``call`` is, when all of its tensors run on a GPU device."""
+    if call is None or call.has_star or "out" in call.args.kw:
+        return None  # out= decides the computation's dtype: not a measured call
+    found = _observed(call)
+    return found if found is not None and gpu_device(*found.tensors) is not None else None
 
 
 @dataclass(frozen=True)
