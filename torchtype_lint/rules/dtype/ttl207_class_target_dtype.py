@@ -58,8 +58,10 @@ class ClassTargetDtype(DtypeRule):
     listens = (cst.Call,)
     ops = loss_ops(_CLASS_LOSSES)
     fix_safety = "unsafe"
+    # torch 2.13's wording, then torch 2.11's (and older) for the same check.
     runtime = RuntimeClaim("RuntimeError", r"expected target dtype to be Long or Byte|"
-                                           r"Expected floating point type for target with class probabilities",
+                                           r"Expected floating point type for target with class probabilities|"
+                                           r"expected scalar type Long but found \w+",
                            pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
