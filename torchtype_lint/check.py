@@ -177,7 +177,7 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
                 visit(node, ctx)
 
     for rule_cls in rule_classes:
-        rule: Rule = rule_cls(lambda report: sink(report, ctx))
+        rule: Rule = rule_cls(lambda report: sink(ctx.with_assumptions(report), ctx))
         for node_type in rule_cls.listens:
             if rule_cls.ops and node_type in (cst.Call, cst.BinaryOperation):
                 op_node_types.add(node_type)  # only calls of the ops it declared reach it

@@ -42,6 +42,9 @@ from ..values import (
     TensorValue, Value, join,
 )
 from .builtins import aliased, appended, call_builtin, iterate, with_element
+from .configuration import (
+    NAMESPACE_CLASSES, PARSER_CLASSES, ParserValue, namespace_of, new_parser, note_read, parser_method,
+)
 from .copying import deep_copied
 from .dynamic_attributes import dict_owner, update_dict
 from .functions import call_function, instantiate
@@ -79,6 +82,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         elif isinstance(receiver, ArrayValue) and func.attr.value == "resize" and not args.has_star:
             # data.resize((n, 1)) reshapes data itself (ndarray.resize returns None)
             replace_array(interp, func.value, receiver, NP.resized_in_place(receiver, args))
+    elif isinstance(func, cst.Attribute) and isinstance(receiver, ParserValue):
+        callee = Callee("method", func.attr.value, receiver, args)
+        result = parser_method(receiver, func.attr.value, args, node)
     elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
         callee = Callee("method", func.attr.value, receiver, args)
         result = sequence_method(interp, func.value, receiver, func.attr.value, args)
@@ -174,7 +180,7 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
         return NP.ndarray_attribute(owner, attr)
     if isinstance(owner, InstanceValue):
         if attr in owner.attrs:
-            return owner.attrs[attr]
+            return note_read(interp, owner.attrs[attr])  # `args.img_size`: its default is an assumption
         method = owner.cls.methods.get(attr)
         if method is not None:
             if has_decorator(method.node, "property"):
@@ -231,6 +237,12 @@ def _is_module_class(cls: ClassValue) -> bool:
 def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any) -> Value:
     """A library function or class by qualified name; the order of the tests matters (the
     specific ``torch.nn.*`` names before the generic ``torch.*`` table)."""
+    if qualname in PARSER_CLASSES:
+        return new_parser(node)
+    if qualname in NAMESPACE_CLASSES:
+        return namespace_of(args, node, qualname)
+    if qualname == "builtins.getattr" and 2 <= len(args.pos) <= 3 and not args.kw and not args.has_star:
+        return _named_attribute(interp, args, node)
     if qualname in DEFAULT_DEVICE_SETTERS:
         interp.default_device_unknown = True
         return NoneValue()
@@ -270,6 +282,18 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     if qualname.startswith("builtins."):
         return call_builtin(interp, qualname[9:], args, node)
     return TOP
+
+
+def _named_attribute(interp: "Interpreter", args: CallArgs, node: Any) -> Value:
+    """``getattr(obj, "name")`` by a known name is ``obj.name`` (``getattr(torch, cfg["dtype"])``);
+    with a default, unknown unless the attribute is known to exist."""
+    name = args.pos[1]
+    if not isinstance(name, StringValue) or not name.const:
+        return TOP
+    value = get_attribute(interp, args.pos[0], name.const, node)
+    if len(args.pos) == 3 and isinstance(value, SymbolValue):
+        return TOP  # a library name is made up whether or not it exists: the default may win
+    return value
 
 
 def _dataset_item(interp: "Interpreter", dataset: InstanceValue, node: Any) -> Value:
@@ -336,6 +360,10 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
             return SequenceValue("list", SequenceValue("tuple", TOP, (TOP, seq.element)), None)
         if name == "get" and args.pos:
             default = args.get(1, "default") if args.has(1, "default") else NoneValue()
+            key = args.pos[0]
+            if seq.keys is not None and seq.items is not None and isinstance(key, StringValue) and key.const:
+                # every key known: cfg.get("fp16") is the value stored there, else the default
+                return seq.value_of(key.const) if key.const in seq.keys else default
             return join(seq.element, default)
         if name == "pop" and args.pos:
             return seq.element if len(args.pos) == 1 else join(seq.element, args.pos[1])

@@ -24,6 +24,7 @@ from ..values import (
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
 from .calls import eval_call, get_attribute
+from .configuration import ConfigOrigin, folded_comparison
 from .runtime import Frame
 from .syntax import OPERATOR_SYMBOLS
 
@@ -187,6 +188,8 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
 def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
     operand = interp.eval(node.expression)
     if isinstance(node.operator, cst.Not):
+        if isinstance(operand, ScalarValue) and isinstance(operand.origin, ConfigOrigin) and operand.const is not None:
+            return ScalarValue("bool", not operand.const, operand.origin)  # `not args.no_cuda`
         return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
     if isinstance(operand, (TensorValue, ArrayValue)):
         return operand
@@ -207,7 +210,7 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
 _PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue, SymbolValue, DTypeValue, DeviceValue)
 
 #: Values that are certainly not None (``x is None`` is then False).
-_NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue)
+_NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue, DTypeValue, DeviceValue)
 
 
 def _is_none(value: Value) -> Optional[bool]:
@@ -224,7 +227,10 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
         is_none = _is_none(left) if isinstance(right, NoneValue) else None
         if is_none is None:
             return ScalarValue("bool")
-        return ScalarValue("bool", is_none if isinstance(node.comparisons[0].operator, cst.Is) else not is_none)
+        # `args.resume is None` of a command-line default: the answer is an assumption too
+        origin = left.origin if isinstance(left.origin, ConfigOrigin) else None
+        return ScalarValue("bool", is_none if isinstance(node.comparisons[0].operator, cst.Is) else not is_none,
+                           origin)
     result: Value = TOP
     for target in node.comparisons:
         right = interp.eval(target.comparator)
@@ -235,7 +241,8 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
             result = NP.binary_op(left, right, op, node) if op in T.COMPARISON_OPS else TOP
         elif op in ("in", "not in", "is", "is not") or (
                 isinstance(left, _PYTHON_OBJECTS) and isinstance(right, _PYTHON_OBJECTS)):
-            result = ScalarValue("bool")
+            folded = folded_comparison(left, op, right) if len(node.comparisons) == 1 else None
+            result = folded if folded is not None else ScalarValue("bool")  # `cfg["task"] == "binary"`
         else:
             result = TOP  # an unknown operand may be an array or a tensor: elementwise, not a bool
         left = right

@@ -54,6 +54,7 @@ from ..values import (
 )
 from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
+from .configuration import config_truth
 from .calls import parameter_replaced, replace_array, replace_container, replace_tensor
 from .dynamic_attributes import dict_owner, store_in_dict
 from .expressions import EXPRESSION_HANDLERS, binary
@@ -188,6 +189,9 @@ class Interpreter:
         #: Bumped whenever a mutable value (module dtype, instance attribute) changes, so a
         #: memoised call result computed before ``model.double()`` is not reused after it.
         self.heap_version = 0
+        #: The command-line defaults the analysis followed so far (engine/configuration.py),
+        #: in order, each a path or a size: reports made after them name them.
+        self.config_assumptions: Dict[str, str] = {}
 
     # ------------------------------------------------------------------ public API
 
@@ -494,6 +498,9 @@ class Interpreter:
         defaults stand for any value a caller could pass)."""
         if self._speculative:
             return None
+        config = config_truth(self, test)  # `if args.half:`: the default's branch, an assumption
+        if config is not None:
+            return config
         if isinstance(test, ScalarValue) and test.pytype == "bool" and isinstance(test.const, bool):
             return test.const
         if isinstance(test, NoneValue):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tupl
 
 import libcst as cst
 
+from ..engine.configuration import assumption_note
 from ..knowledge.ops import OpCall, op_call, operator_call
 from ..knowledge.torch_api import Env
 from ..values import Callee, Value
@@ -59,6 +60,14 @@ class RuleContext:
     def source(self) -> Optional[str]:
         """The file's text, when the front end gave it (for cheap whole-file text tests)."""
         return self._interpreter.source_text
+
+    def with_assumptions(self, report: Any) -> Any:
+        """``report``, its message naming the command-line defaults the analysis followed to
+        get here (engine/configuration.py), if any."""
+        assumptions = self._interpreter.config_assumptions
+        if assumptions:
+            report.message = assumption_note(assumptions, report.code.startswith("TTL5")) + report.message
+        return report
 
     @property
     def unit(self) -> Any:

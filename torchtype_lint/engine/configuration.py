@@ -1,0 +1,271 @@
+"""Configuration objects: ``argparse`` parsers and the namespaces ``parse_args()`` gives,
+``SimpleNamespace`` / ``argparse.Namespace`` built in code, and the *configuration facts* a
+finding may rest on.
+
+A command-line option's default is what the program does when run as written, but a user may
+pass another value: a value read from ``parse_args()`` carries a :class:`ConfigOrigin`. When
+such a value decides a branch (``if args.half: model.half()``) the engine follows the branch
+the default takes, and when an ``int``/``str`` option is read its default is used; both are
+recorded as *assumptions* (``--half=True``). Every report made after an assumption names them
+(:func:`assumption_note`), so a finding that rests on the default configuration says so.
+Values a program builds itself (dict literals, dataclass defaults, ``SimpleNamespace(...)``)
+are facts of the program, not assumptions.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from ..values import (
+    CallArgs, TOP, ClassValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue,
+    StringValue, SymbolValue, Value,
+)
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+#: Constructors of a command-line parser.
+PARSER_CLASSES = frozenset({"argparse.ArgumentParser"})
+#: Constructors of a plain attribute bag from keyword arguments.
+NAMESPACE_CLASSES = frozenset({"argparse.Namespace", "types.SimpleNamespace"})
+#: Parser methods that return a group whose options land in the same namespace.
+_GROUP_METHODS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+#: ``action=`` values whose default is False / True when no ``default=`` is given.
+_FLAG_DEFAULTS = {"store_true": False, "store_false": True}
+#: ``type=`` callables argparse applies to a string default, by qualified name.
+_CONVERTERS = {"builtins.int": int, "builtins.float": float, "builtins.str": str, "builtins.bool": bool}
+#: How many assumptions a message names before "and N more".
+_SHOWN_ASSUMPTIONS = 3
+
+
+@dataclass(frozen=True)
+class ConfigOrigin(Origin):
+    """The origin of a command-line option's default: ``shown`` is how a message names the
+    assumption (``--half=True``)."""
+
+    shown: str = ""
+
+
+class ParserValue(Value):
+    """An ``argparse.ArgumentParser`` (mutable: ``add_argument`` adds to it in place)."""
+
+    __slots__ = ("options", "origin")
+    kind = "argument parser"
+
+    def __init__(self, origin: Optional[Origin] = None):
+        #: dest -> the value ``parse_args()`` gives without arguments (TOP: the command line's)
+        self.options: Dict[str, Value] = {}
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"ArgumentParser({', '.join(self.options)})"
+
+
+class NamespaceClass(ClassValue):
+    """The class of every namespace: no methods, attributes only on its instances."""
+
+    def __init__(self) -> None:
+        super().__init__(None, ("argparse.Namespace",), {})
+
+    @property
+    def name(self) -> str:
+        return "Namespace"
+
+
+#: One class for all namespaces (it has no methods to tell them apart).
+NAMESPACE_CLASS = NamespaceClass()
+
+
+def new_parser(node: Any) -> ParserValue:
+    return ParserValue(Origin(node, "argparse.ArgumentParser(...)"))
+
+
+def namespace_of(args: CallArgs, node: Any, name: str) -> Value:
+    """``SimpleNamespace(a=1, ...)``: an instance whose attributes are the keyword arguments
+    (``**cfg`` hides which: unknown)."""
+    if args.has_star or args.pos:
+        return TOP
+    instance = InstanceValue(NAMESPACE_CLASS, Origin(node, f"{name.rsplit('.', 1)[-1]}(...)"))
+    instance.attrs.update(args.kw)
+    return instance
+
+
+def parser_method(parser: ParserValue, name: str, args: CallArgs, node: Any) -> Value:
+    """``parser.<name>(...)``: options recorded, namespaces made."""
+    if name == "add_argument":
+        _add_argument(parser, args, node)
+        return TOP  # an Action object
+    if name in _GROUP_METHODS:
+        return parser  # a group's options are the parser's
+    if name == "set_defaults" and not args.has_star:
+        for dest, value in args.kw.items():
+            parser.options[dest] = _as_default(value, node, "--" + dest.replace("_", "-"))
+        return NoneValue()
+    if name in ("parse_args", "parse_known_args"):
+        given = args.get(0, "args")
+        # parse_args() / parse_args([]) / parse_args(None): the defaults; a list of
+        # arguments is not simulated (every option unknown)
+        defaults = not args.has_star and (isinstance(given, NoneValue) or not args.has(0, "args") or (
+            isinstance(given, SequenceValue) and given.items == ()))
+        instance = InstanceValue(NAMESPACE_CLASS, Origin(node, f"{name}()"))
+        for dest, value in parser.options.items():
+            instance.attrs[dest] = value if defaults else TOP
+        if name == "parse_known_args":
+            return SequenceValue("tuple", TOP, (instance, SequenceValue("list", StringValue(None), None)))
+        return instance
+    return TOP
+
+
+def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:
+    flags = [a.const for a in args.pos if isinstance(a, StringValue) and a.const]
+    if args.has_star or len(flags) != len(args.pos) or not flags:
+        return  # names not known: the option cannot be read back by name
+    dest_value = args.kw.get("dest")
+    long = next((f for f in flags if f.startswith("--")), flags[0])
+    if isinstance(dest_value, StringValue) and dest_value.const:
+        dest = dest_value.const
+    else:
+        dest = long.lstrip("-").replace("-", "_")
+    if not flags[0].startswith("-") or _truthy_const(args.kw.get("required")):
+        parser.options[dest] = TOP  # always given on the command line
+        return
+    action = args.kw.get("action")
+    action_name = action.const if isinstance(action, StringValue) else None
+    if action is not None and action_name is None:
+        parser.options[dest] = TOP  # a custom Action class: what it stores is unknown
+        return
+    if "default" in args.kw:
+        default = _converted(args.kw["default"], args.kw.get("type"))
+    elif action_name in _FLAG_DEFAULTS:
+        default = ScalarValue("bool", _FLAG_DEFAULTS[action_name])
+    else:
+        default = NoneValue()
+    parser.options[dest] = _as_default(default, node, long if long.startswith("-") else "--" + dest)
+
+
+def _converted(default: Value, kind: Optional[Value]) -> Value:
+    """argparse passes a string default through ``type=`` (``type=int, default="3"`` gives 3;
+    ``type=bool, default="False"`` gives True); other defaults are kept as written."""
+    if not isinstance(default, StringValue) or kind is None:
+        return default
+    convert = _CONVERTERS.get(kind.qualname) if isinstance(kind, SymbolValue) else None
+    if convert is None or default.const is None:
+        return TOP
+    try:
+        const = convert(default.const)
+    except ValueError:
+        return TOP  # argparse itself exits with a usage error
+    return StringValue(const) if isinstance(const, str) else ScalarValue(type(const).__name__, const)
+
+
+def _truthy_const(value: Optional[Value]) -> bool:
+    return isinstance(value, ScalarValue) and value.const is True
+
+
+def _as_default(value: Value, node: Any, flag: str) -> Value:
+    """``value`` marked as the default of ``flag`` (only values whose constant a message can
+    show; the rest are kept as they are)."""
+    if isinstance(value, (ScalarValue, StringValue)) and value.const is not None:
+        shown = f"{flag}={value.const!r}" if isinstance(value, StringValue) else f"{flag}={value.const}"
+    elif isinstance(value, NoneValue):
+        shown = f"{flag} not given"
+    else:
+        return value
+    origin = ConfigOrigin(node, f"the default of {flag}", None, shown)
+    return dataclasses.replace(value, origin=origin)
+
+
+# --------------------------------------------------------------------------- assumptions
+
+
+def config_truth(interp: "Interpreter", test: Value) -> Optional[bool]:
+    """Whether a condition made of a command-line default holds on the default's path (and
+    that path recorded as an assumption); None when ``test`` is no such default."""
+    origin = getattr(test, "origin", None)
+    if not isinstance(origin, ConfigOrigin):
+        return None
+    if isinstance(test, NoneValue):
+        truth = False
+    elif isinstance(test, (ScalarValue, StringValue)) and test.const is not None:
+        truth = bool(test.const)
+    else:
+        return None
+    assume(interp, origin)
+    return truth
+
+
+def note_read(interp: "Interpreter", value: Value) -> Value:
+    """A value read from an attribute: a number or string default of an option is an
+    assumption (a string picks a dtype or a registry entry: a path; a number gives sizes)."""
+    origin = getattr(value, "origin", None)
+    if isinstance(origin, ConfigOrigin):
+        if isinstance(value, StringValue):
+            assume(interp, origin)
+        elif isinstance(value, ScalarValue) and value.pytype != "bool":
+            assume(interp, origin, SIZE)
+    return value
+
+
+#: The kinds of assumption: a path the default takes (every message names it) or a size
+#: (only shape messages name it: a dtype does not depend on how many there are).
+PATH, SIZE = "path", "size"
+
+
+def assume(interp: "Interpreter", origin: ConfigOrigin, kind: str = PATH) -> None:
+    assumptions = interp.config_assumptions  # a dict: ordered, no repeats
+    if assumptions.get(origin.shown) != PATH:
+        assumptions[origin.shown] = kind
+
+
+def assumption_note(assumptions: Dict[str, str], shape_rule: bool) -> str:
+    """What a message starts with when the analysis followed the default configuration (a
+    shape rule's message names the sizes read from options too): first, so that the concise
+    format's headline keeps it."""
+    named = [shown for shown, kind in assumptions.items() if kind == PATH or shape_rule]
+    if not named:
+        return ""
+    shown: List[str] = named[:_SHOWN_ASSUMPTIONS]
+    more = len(named) - len(shown)
+    return f"With the default configuration ({', '.join(shown)}{f' and {more} more' if more else ''}): "
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
+    """``a == b`` / ``a != b`` / ``a in (...)`` of known constants (strings, ints, bools,
+    None): the bool it gives, carrying a command-line default's origin when one side has
+    it; None when not both are known."""
+    if op in ("==", "!="):
+        a, b = _constant(left), _constant(right)
+        if a is _UNKNOWN or b is _UNKNOWN:
+            return None
+        result = (a == b) if op == "==" else (a != b)
+    elif op in ("in", "not in") and isinstance(right, SequenceValue) and right.items is not None \
+            and right.container in ("list", "tuple", "set"):
+        a = _constant(left)
+        items = [_constant(item) for item in right.items]
+        if a is _UNKNOWN or any(item is _UNKNOWN for item in items):
+            return None
+        result = (a in items) if op == "in" else (a not in items)
+    else:
+        return None
+    origin = next((v.origin for v in (left, right) if isinstance(getattr(v, "origin", None), ConfigOrigin)),
+                  None)
+    return ScalarValue("bool", result, origin)
+
+
+#: Marks a value whose constant is not known.
+_UNKNOWN = object()
+
+
+def _constant(value: Value) -> Any:
+    if isinstance(value, NoneValue):
+        return None
+    if isinstance(value, StringValue) and value.const is not None:
+        return value.const
+    # floats compare with rounding surprises: only exact kinds are folded
+    if isinstance(value, ScalarValue) and value.pytype in ("int", "bool") and value.const is not None:
+        return value.const
+    return _UNKNOWN
