@@ -1,0 +1,46 @@
+"""Fixed twin of 87_config_default_dtype_float64_bug.py: the features are converted to the default dtype.
+
+family: precision
+expected: success
+source: https://github.com/SauersML/gam/issues/244
+"""
+import numpy as np
+import torch
+import torch.nn as nn
+
+SETTINGS = {"numerics": {"default_dtype": "float64"}, "model": {"in_dim": 5, "atoms": 3}}
+
+
+def apply_settings(settings):
+    dtype = getattr(torch, settings["numerics"]["default_dtype"])
+    torch.set_default_dtype(dtype)
+
+
+class SparseCoder(nn.Module):
+    def __init__(self, in_dim, atoms):
+        super().__init__()
+        self.encoder = nn.Linear(in_dim, atoms)
+        self.decoder = nn.Linear(atoms, in_dim)
+
+    def forward(self, x):
+        codes = torch.relu(self.encoder(x))
+        return self.decoder(codes), codes
+
+
+def load_features(n, d, seed=0):
+    store = np.random.default_rng(seed).normal(size=(n, d)).astype(np.float32)
+    return torch.from_numpy(store).to(torch.get_default_dtype())
+
+
+def main():
+    apply_settings(SETTINGS)
+    model = SparseCoder(SETTINGS["model"]["in_dim"], SETTINGS["model"]["atoms"])
+    x = load_features(12, SETTINGS["model"]["in_dim"])
+    recon, codes = model(x)
+    loss = nn.functional.mse_loss(recon, x) + 1e-3 * codes.abs().mean()
+    loss.backward()
+    print(loss.item())
+
+
+if __name__ == "__main__":
+    main()
