@@ -43,6 +43,9 @@ BOOTSTRAP = (
 #: machine, 8 s measured on a loaded one; beyond this it is reported as unable to start.
 START_TIMEOUT = 300.0
 
+#: Seconds between a dying worker closing its stdout and its exit status being there.
+EXIT_WAIT = 5.0
+
 #: A faulthandler frame line in the worker's stderr log: where a crashed job was.
 FAULT_FRAME = re.compile(r'^\s*File "(?P<file>.*)", line (?P<line>\d+)')
 
@@ -180,7 +183,7 @@ class WorkerProcess:
                 return self.crashed(job, "worker sent a garbled result")
         if self.eof:
             try:
-                self.proc.wait(timeout=self.spec.kill_grace)  # its stdout closed as it died
+                self.proc.wait(timeout=EXIT_WAIT)  # its stdout closed as it died
             except subprocess.TimeoutExpired:
                 pass
         killed = self.proc.poll() is None

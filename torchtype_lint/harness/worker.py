@@ -215,6 +215,17 @@ def _start_device(name: str, torch: Any, standin_dir: Optional[str], preloaded: 
     return Device(name, name), info
 
 
+def _no_core_dumps() -> None:
+    """A crashing job must not write gigabytes of core file (torch maps a lot) before the pool
+    sees the worker die."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ImportError, OSError, ValueError):
+        pass  # not Linux, or not allowed: the crash is still reported, only later
+
+
 def _seed(torch: Any, numpy: Any) -> None:
     """Every job starts from the same seeds, as a fresh process would."""
     torch.manual_seed(0)
@@ -237,6 +248,7 @@ def serve(device_name: str, threads: int, timeout: float, standin_dir: Optional[
     preloaded = "torch" in sys.modules  # True in a process forked from one that imported torch
     requests, results = _open_protocol()
     faulthandler.enable()  # a segfault or abort leaves the job's traceback in the stderr log
+    _no_core_dumps()
     # torch.cuda.is_available() then asks NVML instead of creating a CUDA context in CPU workers.
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import numpy
