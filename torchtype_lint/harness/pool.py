@@ -186,9 +186,11 @@ class Workers:
         runs = {d: DeviceRun(d, False, version) for d in self.devices}
         threads = []
         for device in self.devices:
-            if device == "cuda" and not cuda_exists:
-                continue  # reported unavailable, with no worker started
             worker = first if device == self.devices[0] else None
+            if device == "cuda" and not cuda_exists:
+                if worker is not None:
+                    worker.close()  # `--device cuda` on a machine without one: its only worker
+                continue  # reported unavailable, with no (other) worker started
             thread = threading.Thread(target=self._device, args=(device, worker, list(jobs.get(device, [])),
                                                                  runs[device]), daemon=True)
             thread.start()
