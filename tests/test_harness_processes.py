@@ -428,3 +428,31 @@ def test_gpu_autograd_then_a_device_side_assert_at_its_line(cpu: PoolRun) -> Non
     after = run.results["gpu_after_assert"]
     assert after["outcome"] == "ok" and after["pid"] != failed["pid"], after
     assert all(info["preloaded"] is False for info in run.workers)
+
+
+# --------------------------------------------------------------------------- without a worker
+
+
+def test_which_results_replace_the_worker() -> None:
+    from torchtype_lint.harness.worker import Device, recycle_reason
+
+    cuda, cpu_device = Device("cuda", "cuda"), Device("cpu", "cpu")
+
+    def raised(exception: str, message: str, mro: List[str]) -> dict:
+        return {"outcome": "raised", "exception": exception, "message": message, "mro": mro}
+
+    # torch >= 2.8 raises CUDA errors as torch.AcceleratorError, older ones as RuntimeError.
+    assert recycle_reason(raised("AcceleratorError", "CUDA error: an illegal memory access was encountered",
+                                 ["AcceleratorError", "RuntimeError"]), cuda, [])
+    assert recycle_reason(raised("RuntimeError", "CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm",
+                                 ["RuntimeError"]), cuda, [])
+    # An ordinary dtype error on CUDA keeps the worker; so does CUDA's wording on a CPU worker.
+    assert not recycle_reason(raised("NotImplementedError", '"addmm_cuda" not implemented for \'Long\'',
+                                     ["NotImplementedError", "RuntimeError"]), cuda, [])
+    assert not recycle_reason(raised("RuntimeError", "CUDA error: no kernel image", ["RuntimeError"]),
+                              cpu_device, [])
+    assert recycle_reason(raised("MemoryError", "", ["MemoryError"]), cpu_device, [])
+    assert recycle_reason({"outcome": "timeout", "exception": "TimeoutError", "message": "", "mro": []},
+                          cpu_device, [])
+    assert "torch.matmul was replaced" in recycle_reason({"outcome": "ok", "exception": None, "message": "",
+                                                          "mro": []}, cpu_device, ["torch.matmul was replaced"])
