@@ -153,7 +153,8 @@ class Interpreter:
         self.standalone_units: Dict[Any, Unit] = {}
         self._deadline = time.monotonic() + time_budget
         self._ticks = 0
-        self.globals = Frame({})
+        # The analysed file runs as the script: `if __name__ == "__main__":` is taken
+        self.globals = Frame({"__name__": StringValue("__main__")})
         self.frame = self.globals
         #: The front end's view of the user's project (project/imports.py), None for a lone
         #: text: it finds and parses the modules this file imports (engine/modules.py).
