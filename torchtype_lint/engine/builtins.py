@@ -174,6 +174,10 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return iterate(args.pos[0])
     if name == "next" and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue):
         return iterate(args.pos[0])
+    if name == "dict" and not args.pos and not args.has_star:
+        # dict(model=dict(width=4), fp16=...): an mmcv-style config, every key known
+        items = tuple(args.kw.values())
+        return SequenceValue("dict", join_all(items) if items else TOP, items, None, tuple(args.kw))
     if name == "isinstance":
         return ScalarValue("bool")
     if name == "setattr" and len(args.pos) == 3 and not args.kw and not args.has_star:

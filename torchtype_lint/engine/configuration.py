@@ -17,6 +17,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+import libcst as cst
+
 from ..values import (
     CallArgs, TOP, ClassValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue,
     StringValue, SymbolValue, Value,
@@ -62,19 +64,11 @@ class ParserValue(Value):
         return f"ArgumentParser({', '.join(self.options)})"
 
 
-class NamespaceClass(ClassValue):
-    """The class of every namespace: no methods, attributes only on its instances."""
-
-    def __init__(self) -> None:
-        super().__init__(None, ("argparse.Namespace",), {})
-
-    @property
-    def name(self) -> str:
-        return "Namespace"
-
-
-#: One class for all namespaces (it has no methods to tell them apart).
-NAMESPACE_CLASS = NamespaceClass()
+#: The class of every namespace: no methods, no class attributes, attributes only on its
+#: instances; one for all (nothing tells them apart). Its node is made up, outside any file:
+#: code that reads a class's body finds an empty one.
+NAMESPACE_CLASS = ClassValue(cst.ClassDef(name=cst.Name("Namespace"), body=cst.IndentedBlock(
+    body=[cst.SimpleStatementLine(body=[cst.Pass()])])), ("argparse.Namespace",), {})
 
 
 def new_parser(node: Any) -> ParserValue:

@@ -1,0 +1,407 @@
+"""Configuration and the helpers that build things (issue 25): argparse namespaces and their
+defaults, config dicts/dataclasses/namespaces, values stored on ``args`` by a helper, flags that
+switch ``model.half()`` on and off, factories, registries picked by name, pipelines of
+callables and collate functions.
+
+Each case is a small program with the finding expected and a twin where the configuration
+makes it fine, which must be silent. A finding that rests on a command-line default names it.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchtype_lint.check import check_source
+from torchtype_lint.engine.configuration import assumption_note, folded_comparison
+from torchtype_lint.values import NoneValue, ScalarValue, SequenceValue, StringValue
+
+
+def findings(source: str):
+    return [(f.code, f.location.line, f.message) for f in check_source(textwrap.dedent(source), "t.py").findings]
+
+
+def codes(source: str):
+    return sorted({(code, line) for code, line, _ in findings(source)})
+
+
+HALF_FLAG = """\
+import argparse
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fp16", {flag})
+parser.add_argument("--dim", type=int, default=8)
+args = parser.parse_args()
+model = nn.Linear(args.dim, 2)
+if args.fp16:
+    model = model.half()
+x = torch.randn(4, args.dim)
+y = model(x)
+"""
+
+
+@pytest.mark.parametrize("flag, expected", [
+    ('action="store_true", default=True', True),
+    ('action="store_true"', False),
+    ('action="store_false"', True),
+    ('action="store_false", default=False', False),
+    ("type=bool, default=True", True),
+    ('type=bool, default="False"', True),  # argparse's classic: bool("False") is True
+    ("type=int, default=1", True),
+    ("type=int, default=0", False),
+    ('type=int, default="0"', False),  # a string default goes through type=
+])
+def test_a_flag_switching_half_follows_its_default(flag, expected):
+    found = findings(HALF_FLAG.format(flag=flag))
+    if expected:
+        assert [(c, line) for c, line, _ in found] == [("TTL401", 13)]
+        assert found[0][2].startswith("With the default configuration (--fp16=")
+    else:
+        assert found == []
+
+
+def test_an_explicit_argument_list_is_not_simulated():
+    source = HALF_FLAG.format(flag='action="store_true"').replace("parse_args()", 'parse_args(["--fp16"])')
+    assert findings(source) == []
+
+
+def test_parse_args_with_an_empty_list_gives_the_defaults():
+    source = HALF_FLAG.format(flag='action="store_true", default=True').replace("parse_args()", "parse_args([])")
+    assert codes(source) == [("TTL401", 13)]
+
+
+def test_a_required_or_positional_option_is_unknown():
+    for flag in ('action="store_true", default=True, required=True',):
+        assert findings(HALF_FLAG.format(flag=flag)) == []
+    positional = HALF_FLAG.format(flag="type=int").replace('add_argument("--fp16", type=int)',
+                                                             'add_argument("fp16", type=int)')
+    assert findings(positional) == []
+
+
+CHOICE = """\
+import argparse
+import torch
+import torch.nn as nn
+
+
+def get_cast_dtype(precision):
+    cast_dtype = None
+    if precision == "bf16":
+        cast_dtype = torch.bfloat16
+    elif precision in ("fp16", "half"):
+        cast_dtype = torch.float16
+    return cast_dtype
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    group = parser.add_argument_group("precision")
+    group.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="{default}")
+    args = parser.parse_args()
+    cast_dtype = get_cast_dtype(args.precision)
+    encoder = nn.Linear(6, 3)
+    if cast_dtype is not None:
+        encoder = encoder.to(dtype=cast_dtype)
+    return encoder(torch.randn(2, 6))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("default, expected", [("fp16", True), ("bf16", True), ("fp32", False)])
+def test_a_string_option_picks_the_dtype_through_a_helper(default, expected):
+    found = findings(CHOICE.format(default=default))
+    if expected:
+        assert [(c, line) for c, line, _ in found] == [("TTL401", 24)]
+        assert found[0][2].startswith(f"With the default configuration (--precision='{default}')")
+    else:
+        assert found == []
+
+
+STORED_BY_HELPER = """\
+import argparse
+import torch
+import torch.nn as nn
+
+
+def get_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fp16", type=int, default={default})
+    parser.add_argument("--dim", type=int, default=6)
+    return parser
+
+
+def setup(args):
+    args.dtype = torch.float16 if args.fp16 else torch.float32
+
+
+def build(args):
+    return nn.Linear(args.dim, 2).to(args.dtype)
+
+
+def main():
+    args = get_parser().parse_args()
+    setup(args)
+    model = build(args)
+    x = torch.randn(3, args.dim)
+    return model(x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_value_stored_on_args_by_a_helper_is_read_elsewhere():
+    assert codes(STORED_BY_HELPER.format(default=1)) == [("TTL401", 26)]
+    assert findings(STORED_BY_HELPER.format(default=0)) == []
+
+
+NESTED_DICT = """\
+import torch
+import torch.nn as nn
+
+CONFIG = {{"model": {{"hidden": 8, "precision": "{precision}"}}, "data": {{"features": 4}}}}
+
+
+def build_model(cfg):
+    dtype = getattr(torch, cfg["model"]["precision"])
+    return nn.Sequential(nn.Linear(cfg["data"]["features"], cfg["model"]["hidden"]), nn.ReLU()).to(dtype)
+
+
+model = build_model(CONFIG)
+out = model(torch.randn(2, CONFIG["data"]["features"]))
+"""
+
+
+def test_a_nested_config_dict_names_the_dtype_of_a_factory_model():
+    found = findings(NESTED_DICT.format(precision="float64"))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 13)]
+    assert not found[0][2].startswith("With the default configuration")  # a fact of the program
+    assert findings(NESTED_DICT.format(precision="float32")) == []
+
+
+DICT_GET = """\
+import torch
+import torch.nn as nn
+
+cfg = dict(model=dict(width=4), {fp16})
+
+
+def train(model, cfg):
+    if cfg.get("fp16", None) is not None:
+        model = model.half()
+    return model(torch.randn(2, 4))
+
+
+train(nn.Linear(4, 4), cfg)
+"""
+
+
+def test_dict_get_of_a_known_key():
+    assert codes(DICT_GET.format(fp16="fp16=dict(loss_scale=512.0)")) == [("TTL401", 10)]
+    assert findings(DICT_GET.format(fp16="seed=0")) == []
+
+
+DATACLASS = """\
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+
+@dataclass
+class TrainConfig:
+    channels: int = 3
+    fp16: bool = {fp16}
+
+
+def create_model(cfg: TrainConfig) -> nn.Module:
+    model = nn.Conv2d(cfg.channels, 4, 3)
+    if cfg.fp16:
+        model = model.half()
+    return model
+
+
+cfg = TrainConfig()
+out = create_model(cfg)(torch.rand(1, cfg.channels, 8, 8))
+"""
+
+
+def test_a_dataclass_config_default():
+    assert codes(DATACLASS.format(fp16="True")) == [("TTL401", 20)]
+    assert findings(DATACLASS.format(fp16="False")) == []
+
+
+NAMESPACE = """\
+from types import SimpleNamespace
+import torch
+import torch.nn as nn
+
+cfg = SimpleNamespace(half={half}, width=5)
+net = nn.Linear(cfg.width, 1)
+if cfg.half:
+    net.half()
+pred = net(torch.randn(3, cfg.width))
+"""
+
+
+def test_a_simple_namespace_config():
+    found = findings(NAMESPACE.format(half="True"))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 9)]
+    assert not found[0][2].startswith("With the default configuration")
+    assert findings(NAMESPACE.format(half="False")) == []
+
+
+REGISTRY = """\
+import argparse
+import torch
+import torch.nn as nn
+
+
+def double_net(n):
+    return nn.Linear(n, 2).double()
+
+
+def plain_net(n):
+    return nn.Linear(n, 2)
+
+
+MODELS = {{"double": double_net, "plain": plain_net}}
+parser = argparse.ArgumentParser()
+parser.add_argument("--model", default="{name}", choices=sorted(MODELS))
+args = parser.parse_args()
+model = MODELS[args.model](3)
+out = model(torch.randn(5, 3))
+"""
+
+
+def test_a_registry_entry_picked_by_an_option():
+    found = findings(REGISTRY.format(name="double"))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 19)]
+    assert "--model='double'" in found[0][2]
+    assert findings(REGISTRY.format(name="plain")) == []
+
+
+PIPELINE = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Compose:
+    def __init__(self, steps):
+        self.steps = steps
+
+    def __call__(self, x):
+        for step in self.steps:
+            x = step(x)
+        return x
+
+
+def to_tensor(img):
+    return torch.from_numpy(img)
+
+
+def to_float(img):
+    return img.float() / 255.0
+
+
+transform = Compose([{steps}])
+conv = nn.Conv2d(3, 4, 3)
+img = np.zeros((1, 3, 8, 8), dtype=np.uint8)
+out = conv(transform(img))
+"""
+
+
+def test_a_pipeline_of_callables_missing_its_cast():
+    assert codes(PIPELINE.format(steps="to_tensor")) != []
+    assert findings(PIPELINE.format(steps="to_tensor, to_float")) == []
+
+
+COLLATE = """\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+
+def collate(batch):
+    rows = np.stack(batch)
+    return torch.tensor(rows{dtype})
+
+
+data = [np.zeros(6) for _ in range(10)]
+loader = DataLoader(data, batch_size=4, collate_fn=collate)
+model = nn.Linear(6, 1)
+for x in loader:
+    y = model(x)
+"""
+
+
+def test_a_collate_function_that_keeps_float64():
+    assert codes(COLLATE.format(dtype="")) == [("TTL401", 16)]
+    assert findings(COLLATE.format(dtype=", dtype=torch.float32")) == []
+
+
+UNCALLED = """\
+import torch
+import torch.nn as nn
+
+
+def run(args):
+    model = nn.Linear(4, 2)
+    if args.fp16:
+        model = model.half()
+    return model(torch.randn(2, 4))
+"""
+
+
+def test_args_never_given_stay_unknown():
+    assert findings(UNCALLED) == []
+
+
+MAIN_GUARD = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def main():
+    {setting}
+    model = nn.Linear(3, 1)
+    x = torch.from_numpy(np.zeros((2, 3), dtype=np.float32))
+    return model(x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_the_main_guard_runs_so_its_calls_are_certain():
+    assert codes(MAIN_GUARD.format(setting="torch.set_default_dtype(torch.float64)")) == [("TTL401", 10)]
+    assert findings(MAIN_GUARD.format(setting="torch.set_default_dtype(torch.float32)")) == []
+
+
+def test_folded_comparisons():
+    fp16 = StringValue("fp16")
+    assert folded_comparison(fp16, "==", StringValue("fp16")).const is True
+    assert folded_comparison(fp16, "!=", StringValue("fp16")).const is False
+    assert folded_comparison(ScalarValue("int", 1), "==", ScalarValue("bool", True)).const is True
+    assert folded_comparison(fp16, "in", SequenceValue("tuple", fp16, (StringValue("bf16"), fp16))).const is True
+    assert folded_comparison(StringValue(None), "==", fp16) is None
+    assert folded_comparison(ScalarValue("float", 0.1), "==", ScalarValue("float", 0.1)) is None
+    assert folded_comparison(NoneValue(), "==", NoneValue()).const is True
+
+
+def test_assumption_note_names_paths_and_sizes_for_shape_rules():
+    assumptions = {"--half=True": "path", "--img-size=64": "size"}
+    assert assumption_note(assumptions, False) == "With the default configuration (--half=True): "
+    assert assumption_note(assumptions, True) == "With the default configuration (--half=True, --img-size=64): "
+    many = {f"--o{i}=1": "path" for i in range(5)}
+    assert assumption_note(many, False).endswith("and 2 more): ")
+    assert assumption_note({}, True) == ""
