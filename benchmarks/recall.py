@@ -6,7 +6,8 @@
     python benchmarks/recall.py --only 01,17           # a subset, by number
     python benchmarks/recall.py --linter-commit HEAD   # lint with a commit's package, not the working tree's
 
-``benchmarks/programs/`` holds pairs ``NN_<slug>_bug.py`` / ``NN_<slug>_fixed.py``: the same small
+``benchmarks/programs/`` holds pairs ``NN_<slug>_bug.py`` / ``NN_<slug>_fixed.py`` (two or three
+digits: numbering blocks from 150 are kept apart from the running series): the same small
 training or inference script (Dataset, DataLoader, nn.Module, helpers, a loop), the fixed twin
 differing only in the fix. Each bug program starts with a docstring::
 
@@ -75,7 +76,7 @@ FAMILIES = {
     "precision": "precision mixes (float64 / float16 / bfloat16 vs float32)",
     "shape": "shape bugs",
 }
-NAME = re.compile(r"^(\d\d)_([a-z0-9_]+)_(bug|fixed)\.py$")
+NAME = re.compile(r"^(\d{2,3})_([a-z0-9_]+)_(bug|fixed)\.py$")
 FIELD = re.compile(r"^([a-z]+):\s*(.*?)\s*$")
 LINT_COMMAND = ["-m", "torchtype_lint", "check", "--isolated", "--no-cache", "--select", "TTL",
                 "--output-format", "json"]

@@ -115,7 +115,7 @@ def full_batch_uses(body: Any, names: Set[str], is_full: Callable[[Any], bool]) 
     made: List[Tuple[str, FullBatchUse]] = []  # name = torch.zeros(batch_size, ...) seen so far
     for small in statements:
         for call in (sub for sub in walk(small) if isinstance(sub, cst.Call)):
-            use = _reshape_use(call, names, is_full) or _factory_use(call, is_full) or _state_use(call, is_full)
+            use = _reshape_use(call, names, is_full) or factory_use(call, is_full) or state_use(call, is_full)
             if use is None:
                 continue
             if use.what == "reshape":
@@ -156,7 +156,7 @@ def _reshape_use(call: cst.Call, names: Set[str], is_full: Callable[[Any], bool]
     return FullBatchUse(call, first, "reshape") if _spelled_size(first) and is_full(first) else None
 
 
-def _factory_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+def factory_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value in FACTORIES and isinstance(func.value, cst.Name)
             and func.value.value == "torch" and call.args):
@@ -172,7 +172,7 @@ def _factory_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[Ful
     return None
 
 
-def _state_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+def state_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
     """``model.init_hidden(batch_size)``: a helper building a recurrent state for B items."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and any(word in func.attr.value.lower() for word in _STATE_WORDS)):

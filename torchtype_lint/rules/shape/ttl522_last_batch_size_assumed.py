@@ -12,7 +12,10 @@ from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
-from .loader_loops import FullBatchUse, batch_names, derived_names, full_batch_uses, mentions, size_guarded, walk
+from .loader_loops import (
+    FullBatchUse, factory_use, state_use, batch_names, derived_names, full_batch_uses, mentions, size_guarded,
+    small_statements, walk,
+)
 
 
 @register
@@ -79,6 +82,9 @@ class LastBatchSizeAssumed(Rule):
         for use in _full_loss_targets(node.body, names, last, ctx):
             self._warn(use, last)
             return
+        for use in _states_built_before(node, names, last, ctx):
+            self._warn(use, last)
+            return
 
     def _warn(self, use: FullBatchUse, last: LastBatch) -> None:
         size = code(use.size_node, 30)
@@ -122,11 +128,11 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
     """Full-batch uses in the ``forward`` of a model of the file the loop calls with the batch
     (``out = model(x)``): the parameters given a batch tensor are its batch names."""
     for call in (sub for sub in walk(body) if isinstance(sub, cst.Call)):
-        model = ctx.value(call.func)
-        forward = model.cls.methods.get("forward") if isinstance(model, InstanceValue) else None
-        if not isinstance(forward, FunctionValue) or not isinstance(forward.node, cst.FunctionDef):
+        callee = ctx.value(call.func)
+        forward, skip = _called_function(callee)
+        if forward is None:
             continue
-        params = [p.name.value for p in forward.node.params.params][1:]  # after self
+        params = [p.name.value for p in forward.node.params.params][skip:]  # after self, for methods
         seeds = {param for param, arg in zip(params, call.args)
                  if arg.keyword is None and not arg.star and mentions(arg.value, names)}
         if not seeds:
@@ -136,6 +142,56 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
             continue
         # values in forward joined over its calls: a size that is B in every one of them
         yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value))
+
+
+def _called_function(callee: Value) -> "tuple[Optional[FunctionValue], int]":
+    """The function of the file a call runs (a model's ``forward``, a helper, a bound method)
+    and how many leading parameters the call does not give (``self``)."""
+    if isinstance(callee, InstanceValue):
+        forward = callee.cls.methods.get("forward")
+        skip = 1
+    elif isinstance(callee, FunctionValue):
+        forward, skip = callee, 0
+    else:
+        # a bound method (self.to_latent): its function, self given by the binding
+        forward, skip = getattr(callee, "function", None), 1
+    if not isinstance(forward, FunctionValue) or not isinstance(forward.node, cst.FunctionDef):
+        return None, 0
+    return forward, skip
+
+
+def _states_built_before(loop: cst.For, names: Set[str], last: LastBatch,
+                         ctx: RuleContext) -> Iterator[FullBatchUse]:
+    """``h = net.init_hidden(batch_size)`` before the loop, then ``out, h = net(x, h)`` in it:
+    a state built for B samples that the loop's first statement using it feeds the batch."""
+    function = ctx.function_node
+    scope = function.body if function is not None else ctx.module
+    full = _holds(last.batch_size, ctx.value)
+    built = {}
+    for small in small_statements(scope):
+        if any(sub is loop for sub in walk(small)):
+            continue  # not a statement of the loop itself
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                and isinstance(small.value, cst.Call):
+            use = factory_use(small.value, full) or state_use(small.value, full)
+            if use is not None:
+                built[small.targets[0].target.value] = use
+    inside = small_statements(loop.body)
+    for name, use in built.items():
+        for small in inside:
+            if not mentions(small, {name}):
+                continue
+            value = getattr(small, "value", None)
+            if isinstance(small, cst.Assign) and value is not None and not mentions(value, {name}):
+                break  # rebound in the loop before it is used: the state is built there
+            if mentions(_reads(small), names - {name}):
+                yield use
+                break
+            # h = tuple(each.data for each in h): passed along, not yet meeting the batch
+
+
+def _reads(small: Any) -> Any:
+    return getattr(small, "value", None) or small
 
 
 #: Losses whose input and target must hold the same number of samples.
