@@ -110,22 +110,21 @@ class _Resident:
             pid = self.pid  # reaped elsewhere: gone all the same
         if pid == 0:
             return False
+        self._close()
+        return True
+
+    def _close(self) -> None:
+        """Mark the child dead and close both pipes (closing the request pipe ends its loop)."""
         self.alive = False
         for fd in (self.requests, self.results):
             try:
                 os.close(fd)
             except OSError:
-                pass
-        return True
+                pass  # already closed by an earlier stop
 
     def stop(self, kill: bool = False) -> int:
         """End the child (closing its request pipe ends its loop); its exit status."""
-        self.alive = False
-        for fd in (self.requests, self.results):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._close()
         if kill:
             try:
                 os.kill(self.pid, signal.SIGKILL)
