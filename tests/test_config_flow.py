@@ -405,3 +405,26 @@ def test_assumption_note_names_paths_and_sizes_for_shape_rules():
     many = {f"--o{i}=1": "path" for i in range(5)}
     assert assumption_note(many, False).endswith("and 2 more): ")
     assert assumption_note({}, True) == ""
+
+
+IMAGE_SIZE = """\
+import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--img-size", type=int, default={size})
+args = parser.parse_args()
+conv = nn.Conv2d(1, 8, 3, padding=1)
+fc = nn.Linear(8 * 16 * 16, 3)
+x = F.max_pool2d(F.relu(conv(torch.rand(2, 1, args.img_size, args.img_size))), 2)
+out = fc(torch.flatten(x, 1))
+"""
+
+
+def test_a_size_option_reaches_a_layer_sized_for_another_and_is_named():
+    found = findings(IMAGE_SIZE.format(size=64))
+    assert [(c, line) for c, line, _ in found] == [("TTL502", 12)]
+    assert found[0][2].startswith("With the default configuration (--img-size=64)")
+    assert findings(IMAGE_SIZE.format(size=32)) == []

@@ -216,7 +216,8 @@ def assumption_note(assumptions: Dict[str, str], shape_rule: bool) -> str:
     """What a message starts with when the analysis followed the default configuration (a
     shape rule's message names the sizes read from options too): first, so that the concise
     format's headline keeps it."""
-    named = [shown for shown, kind in assumptions.items() if kind == PATH or shape_rule]
+    named = [shown for shown, kind in assumptions.items() if kind == PATH] + (
+        [shown for shown, kind in assumptions.items() if kind == SIZE] if shape_rule else [])
     if not named:
         return ""
     shown: List[str] = named[:_SHOWN_ASSUMPTIONS]

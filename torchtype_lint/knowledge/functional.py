@@ -9,8 +9,9 @@ from typing import Any
 
 from ..values import (
     CallArgs,
-    INT64, TOP, Origin, ScalarValue, StringValue, TensorValue, Value,
+    INT64, TOP, ModuleValue, Origin, ScalarValue, StringValue, TensorValue, Value,
 )
+from . import nn_modules as NN
 from .torch_api import Env, loss_dtypes, tensor_method
 
 FUNCTIONAL_PREFIX = "torch.nn.functional."
@@ -18,9 +19,21 @@ FUNCTIONAL_PREFIX = "torch.nn.functional."
 PARAMETER_CLASSES = ("torch.nn.parameter.Parameter", "torch.nn.Parameter")
 
 
+#: Pooling functions -> (the module that computes the same, how many positional arguments
+#: after the input mean what they mean for the module).
+_POOLS = {
+    **{f"max_pool{d}d": (f"MaxPool{d}d", 4) for d in (1, 2, 3)},  # kernel, stride, padding, dilation
+    **{f"avg_pool{d}d": (f"AvgPool{d}d", 3) for d in (1, 2, 3)},  # kernel, stride, padding
+    **{f"adaptive_{kind}_pool{d}d": (f"Adaptive{kind.capitalize()}Pool{d}d", 1)
+       for kind in ("avg", "max") for d in (1, 2, 3)},  # output_size
+}
+
+
 def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     """torch.nn.functional.<name>."""
     x = args.get(0, "input")
+    if name in _POOLS and isinstance(x, TensorValue):
+        return _pooled(name, x, args, node)
     if name in ("softmax", "log_softmax") and isinstance(x, TensorValue) and (
             "dtype" in args.kw or len(args.pos) > 3):
         # F.softmax(input, dim, _stacklevel, dtype): the result has dtype=, as the method's does
@@ -28,10 +41,10 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
                                [args.node(1, "dim")], {"dtype": args.node(3, "dtype")})
         return tensor_method(x, name, method_args, node, env)
     if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
-                "softmax", "log_softmax", "normalize", "pad", "max_pool2d", "avg_pool2d",
+                "softmax", "log_softmax", "normalize", "pad",
                 "layer_norm", "batch_norm"):
         if isinstance(x, TensorValue):
-            shape = x.shape if name not in ("pad", "max_pool2d", "avg_pool2d") else None
+            shape = x.shape if name != "pad" else None
             return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
         return TOP
     if name in ("sigmoid", "tanh"):
@@ -65,6 +78,24 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
             return TensorValue(w.dtypes, shape, w.origin, w.device)
     return TOP
+
+
+def _pooled(name: str, x: TensorValue, args: CallArgs, node: Any) -> Value:
+    """``F.max_pool2d(x, 2)``: the output of the module built from the same arguments
+    (``nn.MaxPool2d(2)(x)``), whose shape arithmetic the module knowledge has."""
+    module_name, positional = _POOLS[name]
+    rest = CallArgs(list(args.pos[1:]), {k: v for k, v in args.kw.items() if k != "input"},
+                    list(args.pos_nodes[1:]), {k: v for k, v in args.kw_nodes.items() if k != "input"})
+    if args.has_star or "return_indices" in rest.kw or "max" in name and len(rest.pos) > positional:
+        return TOP  # may be an (output, indices) pair
+    if len(rest.pos) > positional or "ceil_mode" in rest.kw:
+        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
+    module = NN.construct(module_name, rest, node)
+    out = NN.call_module(module, CallArgs([x], {}, [args.node(0, "input")], {}), node) \
+        if isinstance(module, ModuleValue) else TOP
+    if isinstance(out, TensorValue):
+        return TensorValue(x.dtypes, out.shape, x.origin, x.device, x.requires_grad)
+    return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
 
 
 def parameter(args: CallArgs, node: Any) -> Value:
