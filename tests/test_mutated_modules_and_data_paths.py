@@ -391,6 +391,33 @@ CASES = [
 
         train(DataLoader(TensorDataset(torch.randn(15, 6)), batch_size=batch_size, shuffle=True))
         """),
+    Case("last_batch_of_one_bare_squeeze", "TTL522", "must be the same as input size", """
+        class Scorer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(6, 1)
+
+            def forward(self, x):
+                return self.fc(x).squeeze()
+
+        data = TensorDataset(torch.randn(17, 6), torch.randint(0, 2, (17,)).float())
+        model = Scorer()
+        for x, y in DataLoader(data, batch_size=8, shuffle=True):
+            loss = F.binary_cross_entropy_with_logits(model(x), y)  # <-
+        """, """
+        class Scorer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(6, 1)
+
+            def forward(self, x):
+                return self.fc(x).squeeze(1)
+
+        data = TensorDataset(torch.randn(17, 6), torch.randint(0, 2, (17,)).float())
+        model = Scorer()
+        for x, y in DataLoader(data, batch_size=8, shuffle=True):
+            loss = F.binary_cross_entropy_with_logits(model(x), y)
+        """),
     Case("last_batch_rnn_hidden", "TTL522", "Expected hidden size", """
         rnn = nn.GRU(8, 16, batch_first=True)
         data = TensorDataset(torch.randn(20, 5, 8))

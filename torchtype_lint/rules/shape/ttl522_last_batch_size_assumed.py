@@ -26,14 +26,19 @@ class LastBatchSizeAssumed(Rule):
     default), about the configured batch size written where the batch's own size belongs:
     `x.view(batch_size, -1)`, a target or hidden state built with `torch.zeros(batch_size, ...)`
     / `torch.zeros(num_layers, batch_size, hidden)` / `model.init_hidden(batch_size)` that meets
-    the batch, in the loop or in the `forward` it calls (`x.view(self.batch_size, -1)`).
+    the batch, in the loop or in the `forward` it calls (`x.view(self.batch_size, -1)`), a loss
+    target built elsewhere for the configured batch (`criterion(D(x), real_labels)`); and, when the
+    last batch holds exactly one sample, a bare `.squeeze()` of the output fed to a binary
+    cross-entropy (it drops the batch dimension of that batch too).
 
     ## Why is this bad?
     When the dataset size is not a multiple of the batch size, the last batch is smaller: with
     100 samples and `batch_size=32` it holds 4. Every full batch works, and the epoch fails at
     its end: `RuntimeError: shape '[32, -1]' is invalid for input of size ...`, `ValueError:
     Expected input batch_size (32) to match target batch_size (4)`, `RuntimeError: Expected
-    hidden size (1, 4, 64), got [1, 32, 64]`. The warning names the path: the dataset size and
+    hidden size (1, 4, 64), got [1, 32, 64]`; on a last batch of one, `ValueError: Target size
+    (torch.Size([1])) must be the same as input size (torch.Size([]))`. The warning names the
+    path: the dataset size and
     the last batch's size when they are known, else the condition. A dataset whose size is a
     known multiple of the batch size is not reported.
 
@@ -59,7 +64,7 @@ class LastBatchSizeAssumed(Rule):
     listens = (cst.For,)
     runtime = RuntimeClaim("Exception", r"is invalid for input of size|to match target batch_size|"
                                         r"Expected hidden(\[0\])? size|must match|Sizes of tensors must match|"
-                                        r"shapes cannot be multiplied|Using a target size")
+                                        r"shapes cannot be multiplied|Using a target size|must be the same as input size")
 
     def visit(self, node: cst.For, ctx: RuleContext) -> None:
         loader, enumerated = _loader(node.iter, ctx)
@@ -85,22 +90,31 @@ class LastBatchSizeAssumed(Rule):
         for use in _states_built_before(node, names, last, ctx):
             self._warn(use, last)
             return
+        if last.remainder == 1:
+            for use in _squeezed_batch_of_one(node.body, names, ctx):
+                self._warn(use, last)
+                return
 
     def _warn(self, use: FullBatchUse, last: LastBatch) -> None:
         size = code(use.size_node, 30)
         if last.dataset_size is not None:
-            path = (f"on the last batch, which holds {last.remainder} samples because the dataset size "
+            samples = "1 sample" if last.remainder == 1 else f"{last.remainder} samples"
+            path = (f"on the last batch, which holds {samples} because the dataset size "
                     f"({last.dataset_size}) is not a multiple of the batch size ({last.batch_size})")
         else:
             path = (f"on the last batch when the dataset size is not a multiple of the batch size "
                     f"({last.batch_size}): that batch is smaller")
         if use.what == "target":
             what = f"the target `{size}` of `{code(use.node, 50)}` holds {last.batch_size} samples"
+        elif use.what == "squeeze":
+            what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gets a 0-dim input "
+                    "for a target of one sample")
         else:
             how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
             what = f"`{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples"
-        self.report(use.node, f"{path}, and {what}; "
-                              "use the batch's own size (`x.size(0)`) or `DataLoader(..., drop_last=True)`")
+        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze"
+               else "use the batch's own size (`x.size(0)`)")
+        self.report(use.node, f"{path}, and {what}; {fix} or `DataLoader(..., drop_last=True)`")
 
 
 def _loader(iterable: Any, ctx: RuleContext) -> "tuple[Optional[DataLoaderValue], bool]":
@@ -192,6 +206,47 @@ def _states_built_before(loop: cst.For, names: Set[str], last: LastBatch,
 
 def _reads(small: Any) -> Any:
     return getattr(small, "value", None) or small
+
+
+#: Losses that refuse an input and a target of different sizes (no broadcasting).
+_STRICT_SIZE_LOSSES = ("binary_cross_entropy", "binary_cross_entropy_with_logits")
+
+
+def _squeezed_batch_of_one(body: Any, names: Set[str], ctx: RuleContext) -> Iterator[FullBatchUse]:
+    """``criterion(model(x).squeeze(), y)`` with a binary cross-entropy: on a batch of one,
+    ``squeeze()`` leaves a 0-dim output for the (1,) target."""
+    squeezed = {}  # name -> the squeeze() call it was assigned from
+    for small in small_statements(body):
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            call = _bare_squeeze(small.value, names, ctx)
+            if call is not None:
+                squeezed[small.targets[0].target.value] = call
+        for call in (sub for sub in walk(small) if isinstance(sub, cst.Call)):
+            found = loss_call(ctx, call, _STRICT_SIZE_LOSSES)
+            if found is None:
+                continue
+            input_node = found[2].arg_node("input")
+            source = _bare_squeeze(input_node, names, ctx) if input_node is not None else None
+            if source is None and isinstance(input_node, cst.Name):
+                source = squeezed.get(input_node.value)
+            if source is not None:
+                yield FullBatchUse(call, source, "squeeze")
+
+
+def _bare_squeeze(node: Any, names: Set[str], ctx: RuleContext) -> Optional[Any]:
+    """``node`` when it is ``<batch tensor>.squeeze()`` with no dim (or a model call whose
+    ``forward`` returns one), else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "squeeze" \
+            and not node.args and mentions(node.func.value, names):
+        return node
+    if isinstance(node, cst.Call) and any(mentions(a.value, names) for a in node.args):
+        forward, _ = _called_function(ctx.value(node.func))
+        if forward is not None:
+            returns = [sub.value for sub in walk(forward.node.body) if isinstance(sub, cst.Return)]
+            if len(returns) == 1 and isinstance(returns[0], cst.Call) and isinstance(returns[0].func, cst.Attribute) \
+                    and returns[0].func.attr.value == "squeeze" and not returns[0].args:
+                return returns[0]  # forward ends with `return self.fc(x).squeeze()`
+    return None
 
 
 #: Losses whose input and target must hold the same number of samples.
