@@ -11,6 +11,9 @@
 #                         verdict on each rebuilt operation, CPU and CUDA
 #     check-confirm.err   its stderr (how many reproductions, on which devices, how long)
 #     tests.txt           tests/test_harness_processes.py, whose real-CUDA cases run only here
+#     op-contracts-cuda.json  every op-contract (op, dtype) pair run on this GPU
+#                         (`python -m torchtype_lint.contracts observe`); commit it under
+#                         torchtype_lint/data/cuda_observations/ and run `contracts merge`
 #     summary.txt         exit status and wall time of each step
 # How to run it through the device tool and what to commit afterwards: docs/harness.md,
 # "Running on a GPU".
@@ -59,3 +62,6 @@ step "check --confirm (examples, bad fixtures)" sh -c "\"$PY\" -m torchtype_lint
     > \"$OUT/check-confirm.json\" 2> \"$OUT/check-confirm.err\""
 step "tests/test_harness_processes.py" sh -c "\"$PY\" -m pytest -q -p no:cacheprovider \
     tests/test_harness_processes.py > \"$OUT/tests.txt\" 2>&1"
+# Last, with what time is left: the observation file is marked incomplete past its budget.
+step "contracts observe --device cuda" sh -c "\"$PY\" -m torchtype_lint.contracts observe --device cuda \
+    --budget ${OBSERVE_BUDGET:-240} --out \"$OUT/op-contracts-cuda.json\" >> \"$OUT/summary.txt\" 2>&1"
