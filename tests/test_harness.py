@@ -1,6 +1,6 @@
 """The runtime harness, run for real: every rule's claim against the installed torch.
 
-One ``confirm`` run (one torch import, fixtures forked from it) is shared by the per-rule
+One ``confirm`` run (a few fresh torch workers, fixtures run one at a time in each) is shared by the per-rule
 tests; CUDA cases are collected and skipped with the reason when no GPU exists.
 """
 from __future__ import annotations
