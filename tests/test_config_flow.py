@@ -428,3 +428,57 @@ def test_a_size_option_reaches_a_layer_sized_for_another_and_is_named():
     assert [(c, line) for c, line, _ in found] == [("TTL502", 12)]
     assert found[0][2].startswith("With the default configuration (--img-size=64)")
     assert findings(IMAGE_SIZE.format(size=32)) == []
+
+
+FILTER_HELPER = """\
+import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def ngram_filter(n):
+    return torch.eye(n).unsqueeze(0).unsqueeze(0){cast}
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fp16", type=int, default=1)
+args = parser.parse_args()
+lm = nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 10))
+if args.fp16:
+    lm = lm.half()
+probs = lm(torch.randint(0, 10, (2, 5))).softmax(-1).unsqueeze(1)
+term = F.conv2d(probs, ngram_filter(2))
+"""
+
+
+def test_a_constant_built_by_a_helper_next_to_half_activations():
+    found = findings(FILTER_HELPER.format(cast=""))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 18)]
+    assert "expected scalar type Half but found Float" in found[0][2]
+    assert found[0][2].startswith("With the default configuration (--fp16=1)")
+    assert findings(FILTER_HELPER.format(cast=".half()")) == []
+
+
+LABEL_FACTORY = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CLASSES = ["car", "person", "bike"]
+
+
+def make_targets(annotations):
+    ids = [CLASSES.index(a["label"]) for a in annotations]
+    return torch.{ctor}(ids)
+
+
+anns = [{{"label": CLASSES[i % 3]}} for i in range(6)]
+scores = nn.Linear(4, 3)(torch.randn(6, 4))
+loss = F.cross_entropy(scores, make_targets(anns))
+"""
+
+
+def test_a_label_factory_using_the_legacy_constructor():
+    assert codes(LABEL_FACTORY.format(ctor="Tensor")) == [("TTL207", 15)]
+    assert findings(LABEL_FACTORY.format(ctor="tensor")) == []

@@ -369,6 +369,8 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
             return seq.element if len(args.pos) == 1 else join(seq.element, args.pos[1])
     elif name == "pop":
         return seq.element
+    if name in ("index", "count") and seq.container in ("list", "tuple") and len(args.pos) >= 1:
+        return ScalarValue("int")  # CLASSES.index(label): a position, counts count
     if name == "copy":
         return SequenceValue(seq.container, seq.element, seq.items, seq.origin)
     if name in ("clear", "sort", "reverse", "remove"):

@@ -160,6 +160,8 @@ def _computed(name: str, args: CallArgs, node: Any) -> Value:
     """numpy functions that compute from arrays, each family in its own module."""
     if name in R.REDUCTIONS:
         return R.reduce_function(name, args, node)
+    if name in ("maximum", "minimum", "fmax", "fmin") and len(args.pos) == 2 and not args.kw and not args.has_star:
+        return binary_op(args.pos[0], args.pos[1], "+", node)  # promotes and broadcasts as + does
     if name in E.UNARY:
         return E.unary(name, args, node)
     if name in E.ROUND_NAMES:

@@ -62,6 +62,7 @@ SIGNATURES: Mapping[str, Tuple[str, ...]] = {
     "torch.linalg.solve": ("A", "B"), "torch.cholesky_solve": ("B", "L", "upper"),
     _F + "layer_norm": ("input", "normalized_shape", "weight", "bias", "eps"),
     _F + "group_norm": ("input", "num_groups", "weight", "bias", "eps"),
+    **{_F + f"conv{d}d": ("input", "weight", "bias", "stride", "padding", "dilation", "groups") for d in (1, 2, 3)},
 }
 
 #: Elementwise ops that do not promote: each listed operand must have the input's dtype
@@ -74,6 +75,8 @@ SAME_DTYPE_OPERANDS: Mapping[str, Tuple[str, ...]] = {
     # parameters is accepted on CPU, as the norm layers accept it)
     _F + "layer_norm": ("weight", "bias"),
     _F + "group_norm": ("weight", "bias"),
+    # a functional convolution's filter (a bias of the filter's dtype changes only the wording)
+    **{_F + f"conv{d}d": ("weight",) for d in (1, 2, 3)},
 }
 #: The operand the others are compared with, where it is not ``input``.
 SAME_DTYPE_FIRST: Mapping[str, str] = {"torch.linalg.solve": "A", "torch.cholesky_solve": "B"}

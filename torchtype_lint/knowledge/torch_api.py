@@ -322,6 +322,9 @@ def _legacy_constructor(name: str, args: CallArgs, node: Any, env: Env) -> Value
         # A torch.Size (x.shape) is a size, a literal list/tuple is data; a variable could be either.
         shape = literal_dtype_shape(first, env.default_float)[1] if literal and len(args.pos) == 1 \
             else None
+        if not literal and len(args.pos) == 1 and first.container == "list" and isinstance(first.element, ScalarValue):
+            # a list of numbers is data (a torch.Size is a tuple): one dimension, its length
+            shape = (len(first.items) if first.items is not None else None,)
     else:
         shape = shape_from_size_args(args)
     return TensorValue(frozenset({dtype}), shape,

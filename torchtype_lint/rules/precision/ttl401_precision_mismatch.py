@@ -118,6 +118,10 @@ class PrecisionMismatch(DtypeRule):
                 continue
             x_dtype, o_dtype = one(x), one(other)
             says = _same_dtype_message(call.op, first, param, x_dtype, o_dtype)
+            if "conv" in call.op and call.arg_node("bias") is not None and x_dtype and o_dtype:
+                # with a bias (of the filter's dtype) torch names the bias
+                says = f"Input type ({_CPP_DTYPE_NAMES[x_dtype]}) and bias type ({_CPP_DTYPE_NAMES[o_dtype]}) " \
+                       "should be the same"
             fix = None
             if castable(x_dtype):
                 fix = Fix(other_node, cast_expr(other_node, x_dtype), f"Convert `{param}` to {x_dtype}", safe=False)
@@ -191,6 +195,8 @@ def _same_dtype_message(op: str, first: str, param: str, x_dtype: Any, o_dtype: 
         return "mixed dtype (CPU): all inputs must share same datatype."
     if x_dtype is None or o_dtype is None:
         return "to have the same dtype" if op != "torch.lerp" else "expected dtype"
+    if "conv" in op:  # F.conv2d(x, w) on CPU; with a bias torch names the bias instead
+        return f"expected scalar type {scalar_type_name(x_dtype)} but found {scalar_type_name(o_dtype)}"
     if op == "torch.lerp":
         return f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype {_CPP_DTYPE_NAMES[o_dtype]}"
     x_name, o_name = scalar_type_name(x_dtype), scalar_type_name(o_dtype)
