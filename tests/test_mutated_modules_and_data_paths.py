@@ -436,6 +436,43 @@ CASES = [
 ]
 
 
+#: Programs that run in torch and look like the bad ones: each must be silent.
+SILENT = {
+    "append_in_both_branches": """
+        scores = torch.zeros(6)
+        keep = []
+        for i in range(6):
+            if scores[i] > 0.5:
+                keep.append(i)
+            else:
+                keep.append(0)
+        out = scores[torch.tensor(keep)]
+        """,
+    "batches_of_any_size_concatenated": """
+        batch_size = 8
+        gen = nn.Linear(4, 6)
+        disc = nn.Sequential(nn.Linear(6, 1), nn.Sigmoid())
+        for (real,) in DataLoader(TensorDataset(torch.randn(20, 6)), batch_size=batch_size, shuffle=True):
+            z = torch.randn(batch_size, 4)
+            both = torch.cat([real, gen(z)])
+            labels = torch.cat([torch.ones(real.size(0), 1), torch.zeros(batch_size, 1)])
+            out = F.binary_cross_entropy(disc(both), labels)
+        """,
+    "state_entry_reassigned_first": """
+        model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+        state = model.state_dict()
+        for key in state:
+            state[key] = state[key].float()
+            state[key] *= 0.5
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_look_alikes_are_silent(name: str) -> None:
+    assert findings(SILENT[name]) == []
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_program_reported_on_its_line(case: Case) -> None:
     assert (marked_line(case.bad), case.code) in findings(case.bad)
@@ -495,7 +532,11 @@ def test_every_case_is_true_in_torch() -> None:
     for case in CASES:
         programs[case.name + ":bad"] = _program(case.bad)
         programs[case.name + ":good"] = _program(case.good)
+    for name, body in SILENT.items():
+        programs[name + ":silent"] = _program(body)
     results = _run_in_torch(programs)
+    for name in SILENT:
+        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
     for case in CASES:
         assert case.raises in results[case.name + ":bad"], (case.name, results[case.name + ":bad"])
         assert results[case.name + ":good"] == "", (case.name, results[case.name + ":good"])

@@ -68,7 +68,7 @@ def _empty_path(call: cst.Call, ctx: RuleContext) -> Optional[EmptyPath]:
         return EmptyPath(call, f"when no item passes the `if` of the comprehension `{data.value}` is built by")
     if not (isinstance(binding, cst.List) and not binding.elements) or not uses.appends:
         return None
-    if all(_under_condition(append, scope, parents) for append in uses.appends):
+    if all(_under_condition(append, scope, parents, uses.appends) for append in uses.appends):
         return EmptyPath(call, f"when `{data.value}` stays empty (every `{data.value}.append` is under an `if`)")
     return None
 
@@ -118,10 +118,32 @@ def _scope_of(node: Any, parents: Dict[Any, Any]) -> Optional[Any]:
     return None
 
 
-def _under_condition(node: Any, scope: Any, parents: Dict[Any, Any]) -> bool:
-    """Is ``node`` inside an ``if`` (or a conditional expression) within ``scope``?"""
+def _under_condition(node: Any, scope: Any, parents: Dict[Any, Any], appends: List[Any]) -> bool:
+    """Is ``node`` inside an ``if`` within ``scope`` whose other branch appends nothing
+    (``if ok: keep.append(i) else: keep.append(-1)`` appends on every pass)?"""
+    child = node
     for ancestor in _ancestors(node, parents):
         if ancestor is scope:
+            return False
+        if isinstance(ancestor, cst.IfExp):
+            return True
+        if isinstance(ancestor, cst.If):
+            other = ancestor.orelse if child is ancestor.body else ancestor.body
+            if other is None or not any(_inside(append, other) and not _conditional_below(append, ancestor, parents)
+                                        for append in appends):
+                return True
+        child = ancestor
+    return False
+
+
+def _inside(node: Any, block: Any) -> bool:
+    return any(sub is node for sub in _walk(block))
+
+
+def _conditional_below(node: Any, top: Any, parents: Dict[Any, Any]) -> bool:
+    """Is there an ``if`` (an ``elif`` too) between ``node`` and ``top``?"""
+    for ancestor in _ancestors(node, parents):
+        if ancestor is top:
             return False
         if isinstance(ancestor, (cst.If, cst.IfExp)):
             return True

@@ -20,6 +20,8 @@ RESHAPES = ("view", "reshape")
 FACTORIES = ("zeros", "ones", "randn", "rand", "empty", "full", "randint")
 #: Words naming a helper that builds a recurrent state (``init_hidden``, ``initHidden``, ``zero_state``).
 _STATE_WORDS = ("hidden", "state")
+#: Concatenations: along dim 0 they take batches of any sizes.
+_CONCATENATIONS = ("cat", "concat", "concatenate")
 #: Calls whose arguments only show values: meeting the batch there is harmless.
 _DISPLAY = ("print", "log", "info", "debug", "write", "format", "append")
 
@@ -126,7 +128,7 @@ def full_batch_uses(body: Any, names: Set[str], is_full: Callable[[Any], bool]) 
                     isinstance(small.targets[0].target, cst.Name) and small.value is call:
                 made.append((small.targets[0].target.value, use))
         for name, use in made:
-            if small is not use_statement(statements, use) and _meets_batch(small, None, names | {name}) \
+            if small is not use_statement(statements, use) and _meets_batch(small, name, names | {name}) \
                     and mentions(small, {name}) and mentions(_without_targets(small), names):
                 yield use
                 made = [(n, u) for n, u in made if u is not use]
@@ -188,14 +190,29 @@ def _spelled_size(node: Any) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Integer))
 
 
-def _meets_batch(small: Any, call: Optional[cst.Call], names: Set[str]) -> bool:
-    """Does the statement combine (not only display) the tensor with one of the batch?"""
+def _meets_batch(small: Any, target: Any, names: Set[str]) -> bool:
+    """Does the statement combine (not only display, not stack along the batch) ``target`` (a
+    factory call, or the name holding its tensor) with a tensor of the batch?"""
     if not mentions(_without_targets(small), names):
         return False
     for sub in walk(small):
-        if isinstance(sub, cst.Call) and sub is not call:
+        if isinstance(sub, cst.Call) and sub is not target and _holds_target(sub, target):
             func = sub.func
             name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-            if name in _DISPLAY and (call is None or any(c is call for c in walk(sub))):
+            if name in _DISPLAY:
                 return False  # print(x, torch.zeros(batch_size)): shown, not combined
+            if name in _CONCATENATIONS and _along_first_dim(sub):
+                return False  # torch.cat([real, G(z)]): batches of any sizes stack along dim 0
     return True
+
+
+def _holds_target(call: cst.Call, target: Any) -> bool:
+    if isinstance(target, str):
+        return any(isinstance(n, cst.Name) and n.value == target for n in walk(call))
+    return any(n is target for n in walk(call))
+
+
+def _along_first_dim(call: cst.Call) -> bool:
+    dims = [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("dim", "axis")]
+    dims += [a.value for a in call.args[1:2] if a.keyword is None]
+    return not dims or (isinstance(dims[0], cst.Integer) and dims[0].value == "0")
