@@ -458,6 +458,19 @@ SILENT = {
             labels = torch.cat([torch.ones(real.size(0), 1), torch.zeros(batch_size, 1)])
             out = F.binary_cross_entropy(disc(both), labels)
         """,
+    "plain_attribute_after_double_promotes": """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pe = torch.zeros(1, 4, 8)
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, x):
+                return self.fc(x + self.pe)
+
+        model = Net().double()
+        out = model(torch.randn(2, 4, 8).double())
+        """,
     "state_entry_reassigned_first": """
         model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
         state = model.state_dict()

@@ -36,9 +36,19 @@ def empty_list_tensor(origin: Any, ctx: RuleContext) -> Optional[EmptyPath]:
     while link is not None:
         node = link.node
         if isinstance(node, cst.Call) and _inferring_call(node):
-            return _empty_path(node, ctx)
+            known = ctx.state(_PathTable).paths
+            if node not in known:  # one scan of the scope per torch.tensor call, not per use
+                known[node] = _empty_path(node, ctx)
+            return known[node]
         link = link.parent
     return None
+
+
+class _PathTable:
+    """The empty-list path of each ``torch.tensor(...)`` call judged in this analysis."""
+
+    def __init__(self) -> None:
+        self.paths: Dict[Any, Optional[EmptyPath]] = {}
 
 
 def _inferring_call(call: cst.Call) -> bool:
