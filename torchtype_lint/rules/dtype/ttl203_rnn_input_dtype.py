@@ -51,7 +51,9 @@ class RnnInputDtype(DtypeRule):
     severity = "error"
     listens = (cst.Call,)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype",
+    # torch 2.13's wording, then torch 2.4's for the same check.
+    runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype|"
+                                         r"input must have the type torch\.\w+, got type torch\.\w+",
                            pattern_devices=("cpu",))
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:

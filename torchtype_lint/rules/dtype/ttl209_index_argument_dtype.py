@@ -66,9 +66,10 @@ class IndexArgumentDtype(DtypeRule):
     severity = "error"
     listens = (cst.Call,)
     fix_safety = "unsafe"
-    # CPU's checks, then CUDA's kernel dispatch (`"index_select_out_cuda_impl" not implemented for 'Bool'`).
+    # CPU's checks (torch 2.4's gather says "Expected dtype int64 for index"), then CUDA's
+    # kernel dispatch (`"index_select_out_cuda_impl" not implemented for 'Bool'`).
     runtime = RuntimeClaim("RuntimeError", r"Expected tensor for argument #1 'indices' to have one of the "
-                                           r"following scalar types: Long, Int|Expected dtype int32(/| or )int64 for index|"
+                                           r"following scalar types: Long, Int|Expected dtype (int32(/| or ))?int64 for index|"
                                            r"_cuda\w*\" not implemented for")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
