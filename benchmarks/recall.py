@@ -16,6 +16,7 @@ differing only in the fix. Each bug program starts with a docstring::
     family: numpy-float64
     expected: RuntimeError
     message: a substring of the exception message
+    source: https://github.com/owner/repo/issues/N (the bug report it was rebuilt from; optional)
     \"\"\"
 
 and marks two lines with comments: ``# bug:`` where torch raises (for a silent bug, the program's
@@ -99,6 +100,8 @@ class Program:
     family: str
     expected: str
     message: str = ""
+    #: The bug report the program was rebuilt from (``source:``, a URL), if any.
+    source: str = ""
     bug_lines: Set[int] = field(default_factory=set)
     cause_lines: Set[int] = field(default_factory=set)
 
@@ -188,7 +191,8 @@ def parse_program(path: str) -> Program:
     if problems:
         raise CorpusError(f"{name}: " + "; ".join(problems))
     return Program(path=path, number=number, slug=slug, kind=kind, title=title, family=family,
-                   expected=expected, message=fields.get("message", ""), bug_lines=bug_lines,
+                   expected=expected, message=fields.get("message", ""), source=fields.get("source", ""),
+                   bug_lines=bug_lines,
                    cause_lines=cause_lines)
 
 
@@ -752,6 +756,15 @@ def report(scores: Sequence[Score], verdicts: Optional[Sequence[Verdict]], versi
         out.append("")
         for s in missed:
             out.append(f"- `{s.pair.bug.name}`: {s.reason}")
+    cited = [s for s in scores if s.pair.bug.source]
+    if cited:
+        out.append("")
+        out.append("## Sources")
+        out.append("")
+        out.append("The bug reports the programs were rebuilt from (their `source:` line).")
+        out.append("")
+        for s in cited:
+            out.append(f"- {s.pair.number} `{s.pair.slug}`: {s.pair.bug.source}")
     noisy = [s for s in scores if s.false_alarms or s.off_target]
     if noisy:
         out.append("")

@@ -1,0 +1,41 @@
+"""Fixed twin of 100_hparams_dict_double_features_bug.py: the features are cast to float32 before the classifier.
+
+family: precision
+expected: success
+source: https://github.com/eriklindernoren/PyTorch-YOLOv3/issues/523
+"""
+import torch
+import torch.nn as nn
+
+HPARAMS = {
+    "extractor": {"in_dim": 9, "out_dim": 12, "use_double": True},
+    "classifier": {"hidden": 16, "classes": 3},
+}
+
+
+def make_extractor(hp):
+    net = nn.Sequential(nn.Linear(hp["in_dim"], hp["out_dim"]), nn.Tanh())
+    if hp["use_double"]:
+        net = net.double()
+    return net
+
+
+def make_classifier(hp, in_dim):
+    return nn.Sequential(nn.Linear(in_dim, hp["hidden"]), nn.ReLU(), nn.Linear(hp["hidden"], hp["classes"]))
+
+
+def describe(hp):
+    return ", ".join(f"{k}={v}" for k, v in sorted(hp.items()))
+
+
+def predict(extractor, classifier, x):
+    feats = extractor(x)
+    return classifier(feats.float())
+
+
+if __name__ == "__main__":
+    extractor = make_extractor(HPARAMS["extractor"])
+    classifier = make_classifier(HPARAMS["classifier"], HPARAMS["extractor"]["out_dim"])
+    print(describe(HPARAMS["extractor"]))
+    x = torch.randn(5, HPARAMS["extractor"]["in_dim"], dtype=torch.float64)
+    print(predict(extractor, classifier, x).argmax(1).tolist())
