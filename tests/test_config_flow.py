@@ -482,3 +482,30 @@ loss = F.cross_entropy(scores, make_targets(anns))
 def test_a_label_factory_using_the_legacy_constructor():
     assert codes(LABEL_FACTORY.format(ctor="Tensor")) == [("TTL207", 15)]
     assert findings(LABEL_FACTORY.format(ctor="tensor")) == []
+
+
+AUGMENT = """\
+import argparse
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def add_noise(x):
+    return x + torch.from_numpy(np.random.normal(0.0, 0.1, size=tuple(x.shape)))
+
+
+AUGMENTATIONS = {{"noise": add_noise, "none": lambda x: x}}
+parser = argparse.ArgumentParser()
+parser.add_argument("--aug", default="{aug}")
+args = parser.parse_args()
+model = nn.Linear(6, 1)
+pred = model(AUGMENTATIONS[args.aug](torch.randn(4, 6)))
+"""
+
+
+def test_an_augmentation_picked_by_an_option_that_promotes_to_float64():
+    found = findings(AUGMENT.format(aug="noise"))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 17)]
+    assert found[0][2].startswith("With the default configuration (--aug='noise')")
+    assert findings(AUGMENT.format(aug="none")) == []

@@ -162,6 +162,10 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
             return transposed(args.star) if args.star is not None else TOP
         items = tuple(iterate(v) for v in args.pos)
         return SequenceValue("list", SequenceValue("tuple", TOP, items), None)
+    if name in ("list", "tuple") and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue) \
+            and args.pos[0].items is not None and args.pos[0].container in ("list", "tuple"):
+        # tuple(x.shape), list((2, 3)): the same items, in order
+        return SequenceValue(name, args.pos[0].element, args.pos[0].items)
     if name in ("list", "tuple", "sorted", "reversed") and args.pos:
         element = iterate(args.pos[0])
         return SequenceValue("list" if name != "tuple" else "tuple", element, None)
