@@ -506,6 +506,6 @@ pred = model(AUGMENTATIONS[args.aug](torch.randn(4, 6)))
 
 def test_an_augmentation_picked_by_an_option_that_promotes_to_float64():
     found = findings(AUGMENT.format(aug="noise"))
-    assert [(c, line) for c, line, _ in found] == [("TTL401", 17)]
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 16)]
     assert found[0][2].startswith("With the default configuration (--aug='noise')")
     assert findings(AUGMENT.format(aug="none")) == []
