@@ -46,8 +46,9 @@ class PrecisionMismatch(DtypeRule):
     cells) called on input of another float dtype -- including a float32 input after
     `model.double()` or `model.half()` -- and other ops that do not promote: `lerp`/`lerp_`
     (an EMA model made `.double()` updated toward float32 weights), `torch.linalg.solve`,
-    `torch.cholesky_solve`, and `F.layer_norm` / `F.group_norm` with affine parameters of
-    another precision. Norm layers are flagged only for combinations torch
+    `torch.cholesky_solve`, `F.layer_norm` / `F.group_norm` with affine parameters of
+    another precision, and `F.conv1d`/`F.conv2d`/`F.conv3d` with a filter of another precision
+    (a float32 `torch.eye` filter next to float16 activations). Norm layers are flagged only for combinations torch
     rejects (float16/bfloat16 input into float32 norms is accepted).
 
     ## Why is this bad?
