@@ -509,3 +509,36 @@ def test_an_augmentation_picked_by_an_option_that_promotes_to_float64():
     assert [(c, line) for c, line, _ in found] == [("TTL401", 16)]
     assert found[0][2].startswith("With the default configuration (--aug='noise')")
     assert findings(AUGMENT.format(aug="none")) == []
+
+
+KWARGS_FACTORY = """\
+import argparse
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, width, double=False):
+        super().__init__()
+        self.fc = nn.Linear(width, 2)
+        if double:
+            self.fc = self.fc.double()
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--double", action="store_true", default={double})
+config = vars(parser.parse_args())
+model_cfg = {{"width": 4, "double": config["double"]}}
+model = Net(**model_cfg)
+out = model(torch.randn(3, 4))
+"""
+
+
+def test_vars_of_the_namespace_and_a_factory_called_with_a_config_dict():
+    found = findings(KWARGS_FACTORY.format(double=True))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 14)]
+    assert found[0][2].startswith("With the default configuration (--double=True)")
+    assert findings(KWARGS_FACTORY.format(double=False)) == []

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 BUILTIN_NAMES = {"float", "int", "bool", "complex", "str", "len", "range", "enumerate", "zip",
                  "list", "tuple", "dict", "set", "print", "isinstance", "super", "sum", "min",
                  "max", "abs", "round", "sorted", "reversed", "map", "filter", "open", "type",
-                 "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception"}
+                 "getattr", "setattr", "hasattr", "iter", "next", "object", "Exception", "vars"}
 
 
 # ---------------------------------------------------------------------- literals
@@ -182,6 +182,12 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         # dict(model=dict(width=4), fp16=...): an mmcv-style config, every key known
         items = tuple(args.kw.values())
         return SequenceValue("dict", join_all(items) if items else TOP, items, None, tuple(args.kw))
+    if name == "vars" and len(args.pos) == 1 and isinstance(args.pos[0], InstanceValue) \
+            and args.pos[0].cls.name == "Namespace":
+        # vars(parser.parse_args()): the options as a dict (their defaults keep their origin)
+        attrs = args.pos[0].attrs
+        return SequenceValue("dict", join_all(tuple(attrs.values())) if attrs else TOP, tuple(attrs.values()),
+                             None, tuple(attrs))
     if name == "isinstance":
         return ScalarValue("bool")
     if name == "setattr" and len(args.pos) == 3 and not args.kw and not args.has_star:

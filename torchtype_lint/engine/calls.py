@@ -154,7 +154,12 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
     args = CallArgs()
     for arg in node.args:
         value = interp.eval(arg.value)
-        if arg.star:
+        if arg.star == "**" and _known_keys(value) and not set(value.keys) & args.kw.keys():  # type: ignore[union-attr]
+            # Model(**cfg["model"]) of a config dict whose keys are all known: keyword arguments
+            for key, item in zip(value.keys, value.items):  # type: ignore[union-attr]
+                args.kw[key] = item
+                args.kw_nodes[key] = arg.value
+        elif arg.star:
             args.has_star = True
             if arg.star == "*" and len(node.args) == 1:
                 args.star = value
@@ -165,6 +170,12 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
             args.pos.append(value)
             args.pos_nodes.append(arg.value)
     return args
+
+
+def _known_keys(value: Value) -> bool:
+    """A dict whose every key is a known string (each one a valid keyword)."""
+    return isinstance(value, SequenceValue) and value.container == "dict" and value.keys is not None \
+        and value.items is not None and all(key.isidentifier() for key in value.keys)
 
 
 def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> Value:
