@@ -9,8 +9,9 @@ asks the engine.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -51,8 +52,56 @@ def _names_in(node: Any) -> Iterator[str]:
             yield sub.value
 
 
+class SyntaxCache:
+    """Each node's children and the names under it, computed once per analysis: libcst builds
+    ``node.children`` anew on every access, and the loop scans revisit the same statements."""
+
+    def __init__(self) -> None:
+        # id -> (node, value): holding the node keeps its id from being reused
+        self._children: Dict[int, Tuple[Any, Tuple[Any, ...]]] = {}
+        self._names: Dict[int, Tuple[Any, FrozenSet[str]]] = {}
+        self._statements: Dict[int, Tuple[Any, List[Any]]] = {}
+
+    def children(self, node: Any) -> Tuple[Any, ...]:
+        entry = self._children.get(id(node))
+        if entry is None:
+            entry = self._children[id(node)] = (node, tuple(node.children))
+        return entry[1]
+
+    def names(self, node: Any) -> FrozenSet[str]:
+        entry = self._names.get(id(node))
+        if entry is None:
+            found = frozenset(sub.value for sub in walk(node) if isinstance(sub, cst.Name))
+            entry = self._names[id(node)] = (node, found)
+        return entry[1]
+
+
+    def statements(self, node: Any) -> List[Any]:
+        entry = self._statements.get(id(node))
+        if entry is None:
+            found = [sub for sub in walk(node) if isinstance(sub, cst.BaseSmallStatement)]
+            entry = self._statements[id(node)] = (node, found)
+        return entry[1]
+
+
+#: The cache of the analysis whose rule is running (``using``), else None.
+_cache: Optional[SyntaxCache] = None
+
+
+@contextmanager
+def using(cache: SyntaxCache) -> Iterator[None]:
+    """Scan with ``cache`` (the analysis's own, from ``ctx.state``) while the block runs."""
+    global _cache
+    previous, _cache = _cache, cache
+    try:
+        yield
+    finally:
+        _cache = previous
+
+
 def walk(node: Any, into_functions: bool = False) -> Iterator[Any]:
     """``node`` and everything under it (not into nested functions, lambdas or classes)."""
+    cache = _cache
     stack = [node]
     while stack:
         current = stack.pop()
@@ -60,20 +109,46 @@ def walk(node: Any, into_functions: bool = False) -> Iterator[Any]:
         if current is not node and not into_functions and isinstance(
                 current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(cache.children(current) if cache is not None else current.children))
 
 
 def mentions(node: Any, names: Set[str]) -> bool:
+    if _cache is not None:
+        return not _cache.names(node).isdisjoint(names)
     return any(isinstance(sub, cst.Name) and sub.value in names for sub in walk(node))
 
 
 def small_statements(body: Any) -> List[Any]:
     """Every small statement in ``body``, in order, at any depth (not in nested functions)."""
+    if _cache is not None:
+        return _cache.statements(body)
     out: List[Any] = []
     for sub in walk(body):
         if isinstance(sub, cst.BaseSmallStatement):
             out.append(sub)
     return out
+
+
+def scope_statements(scope: Any) -> Iterator[Any]:
+    """The small statements of a function or module body, through compound statements but not
+    into expressions or nested definitions (cheaper than a full walk of the scope)."""
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            yield from node.body
+            continue
+        if node is not scope and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        parts = []
+        for attr in ("body", "orelse", "finalbody", "handlers"):
+            part = getattr(node, attr, None)
+            if isinstance(part, (list, tuple)):
+                parts.extend(part)
+            elif isinstance(part, cst.CSTNode):
+                parts.append(part)
+        stack.extend(reversed([p for p in parts if isinstance(p, (cst.BaseStatement, cst.BaseSuite, cst.Else,
+                                                                  cst.Finally, cst.ExceptHandler))]))
 
 
 def derived_names(body: Any, seeds: Set[str]) -> Set[str]:

@@ -13,8 +13,8 @@ from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
 from .loader_loops import (
-    FullBatchUse, factory_use, state_use, batch_names, derived_names, full_batch_uses, mentions, size_guarded,
-    small_statements, walk,
+    FullBatchUse, SyntaxCache, factory_use, state_use, using, batch_names, derived_names, full_batch_uses, mentions, size_guarded,
+    scope_statements, small_statements, walk,
 )
 
 
@@ -70,7 +70,13 @@ class LastBatchSizeAssumed(Rule):
         loader, enumerated = _loader(node.iter, ctx)
         if loader is None or loader.last_batch is None or loader.last_batch.remainder == 0:
             return  # no smaller last batch (or a dataset size that is a multiple of it)
+        with using(ctx.state(SyntaxCache)):  # the scans below share one syntax cache per analysis
+            self._judge(node, loader, enumerated, ctx)
+
+    def _judge(self, node: cst.For, loader: DataLoaderValue, enumerated: bool, ctx: RuleContext) -> None:
         last = loader.last_batch
+        if last is None:
+            return  # visit checked it; kept for the type checker
         seeds = batch_names(node.target, enumerated)
         if not seeds:
             return
@@ -182,15 +188,14 @@ def _states_built_before(loop: cst.For, names: Set[str], last: LastBatch,
     scope = function.body if function is not None else ctx.module
     full = _holds(last.batch_size, ctx.value)
     built = {}
-    for small in small_statements(scope):
-        if any(sub is loop for sub in walk(small)):
-            continue  # not a statement of the loop itself
+    inside = small_statements(loop.body)
+    own = {id(small) for small in inside}
+    for small in scope_statements(scope):
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-                and isinstance(small.value, cst.Call):
+                and isinstance(small.value, cst.Call) and id(small) not in own:  # not a statement of the loop
             use = factory_use(small.value, full) or state_use(small.value, full)
             if use is not None:
                 built[small.targets[0].target.value] = use
-    inside = small_statements(loop.body)
     for name, use in built.items():
         for small in inside:
             if not mentions(small, {name}):
