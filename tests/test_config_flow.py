@@ -542,3 +542,33 @@ def test_vars_of_the_namespace_and_a_factory_called_with_a_config_dict():
     assert [(c, line) for c, line, _ in found] == [("TTL401", 14)]
     assert found[0][2].startswith("With the default configuration (--double=True)")
     assert findings(KWARGS_FACTORY.format(double=False)) == []
+
+
+CRITERION_FACTORY = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def class_weights(labels, n_classes):
+    counts = np.bincount(labels, minlength=n_classes)
+    return torch.from_numpy(counts.sum() / (n_classes * np.maximum(counts, 1))){cast}
+
+
+def build_criterion(labels, n_classes, balanced=True):
+    if balanced:
+        return nn.CrossEntropyLoss(weight=class_weights(labels, n_classes))
+    return nn.CrossEntropyLoss()
+
+
+labels = np.array([0, 0, 1, 2, 0])
+criterion = build_criterion(labels, 3)
+loss = criterion(nn.Linear(4, 3)(torch.randn(5, 4)), torch.from_numpy(labels))
+"""
+
+
+def test_a_criterion_factory_with_numpy_class_weights():
+    found = findings(CRITERION_FACTORY.format(cast=""))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 19)]
+    assert "expected scalar type Float but found Double" in found[0][2]
+    assert findings(CRITERION_FACTORY.format(cast=".float()")) == []

@@ -102,6 +102,8 @@ def has_no_parameters(name: str) -> bool:
     return (name in ELEMENTWISE and name != "PReLU") or name in LOSSES or name == "Flatten" or \
         name.startswith(("MaxPool", "AvgPool", "Adaptive"))
 KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
+#: Losses whose first argument is a per-class ``weight`` that must have the input's dtype.
+WEIGHTED_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
 
 
 def construct(name: str, args: CallArgs, node: Any) -> Value:
@@ -144,7 +146,11 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
     if name in ELEMENTWISE or name in LOSSES or name.startswith(("MaxPool", "AvgPool", "Adaptive")) \
             or name == "Flatten":
         params = None  # no parameters: dtype-polymorphic
-    return ModuleValue(f"torch.nn.{name}", config, params, origin)
+    module = ModuleValue(f"torch.nn.{name}", config, params, origin)
+    weight = args.get(0, "weight") if name in WEIGHTED_LOSSES and not args.has_star else None
+    if isinstance(weight, TensorValue):
+        module.stored["weight"] = weight  # CrossEntropyLoss(weight=w).weight is w (a buffer)
+    return module
 
 
 def _const(value: Value) -> Any:

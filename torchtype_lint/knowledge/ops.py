@@ -77,6 +77,8 @@ SAME_DTYPE_OPERANDS: Mapping[str, Tuple[str, ...]] = {
     _F + "group_norm": ("weight", "bias"),
     # a functional convolution's filter (a bias of the filter's dtype changes only the wording)
     **{_F + f"conv{d}d": ("weight",) for d in (1, 2, 3)},
+    # class weights (from numpy statistics: float64) must have the logits' dtype
+    _F + "cross_entropy": ("weight",), _F + "nll_loss": ("weight",),
 }
 #: The operand the others are compared with, where it is not ``input``.
 SAME_DTYPE_FIRST: Mapping[str, str] = {"torch.linalg.solve": "A", "torch.cholesky_solve": "B"}

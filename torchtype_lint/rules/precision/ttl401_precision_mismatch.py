@@ -6,13 +6,14 @@ from typing import Any
 import libcst as cst
 
 from ...findings import Fix
-from ...values import BFLOAT16, FLOAT16, FLOAT32, TensorValue
+from ...values import BFLOAT16, FLOAT16, FLOAT32, ModuleValue, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype.matmul_mismatch import matmul_operands
 from ..dtype_names import one, origin_note, scalar_type_name, show
 from ..dtype_predicates import dtypes_of, is_float, mismatch_kind, pairs
 from ..dtype_rule import DtypeRule
 from ..layers import MATMUL_LAYERS, NORM_LAYERS, module_dtype_changed
+from ...knowledge.nn_modules import WEIGHTED_LOSSES
 from ..source_edits import cast_expr, cast_text, castable, code
 from ..dtype.layer_inputs import layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
@@ -48,7 +49,9 @@ class PrecisionMismatch(DtypeRule):
     (an EMA model made `.double()` updated toward float32 weights), `torch.linalg.solve`,
     `torch.cholesky_solve`, `F.layer_norm` / `F.group_norm` with affine parameters of
     another precision, and `F.conv1d`/`F.conv2d`/`F.conv3d` with a filter of another precision
-    (a float32 `torch.eye` filter next to float16 activations). Norm layers are flagged only for combinations torch
+    (a float32 `torch.eye` filter next to float16 activations), and `F.cross_entropy` /
+    `F.nll_loss` / `nn.CrossEntropyLoss` / `nn.NLLLoss` whose class `weight` has another
+    precision than the logits (weights computed from numpy label counts are float64). Norm layers are flagged only for combinations torch
     rejects (float16/bfloat16 input into float32 norms is accepted).
 
     ## Why is this bad?
@@ -100,6 +103,25 @@ class PrecisionMismatch(DtypeRule):
         if isinstance(node, cst.Call):
             self._layer(node, ctx)
             self._same_dtype_operands(node, ctx)
+            self._loss_weight(node, ctx)
+
+    def _loss_weight(self, node: cst.Call, ctx: RuleContext) -> None:
+        """``criterion(logits, y)`` of a ``CrossEntropyLoss(weight=w)`` whose class weights have
+        another precision than the logits (numpy class statistics are float64)."""
+        callee = ctx.callee(node)
+        if callee is None or callee.kind != "module" or not isinstance(callee.receiver, ModuleValue) \
+                or callee.args.has_star or callee.receiver.short_name not in WEIGHTED_LOSSES:
+            return
+        x, weight = callee.args.get(0, "input"), callee.receiver.stored.get("weight")
+        if not isinstance(weight, TensorValue) or mismatch_kind(x, weight) != "precision":
+            return
+        x_dtype, w_dtype = one(x), one(weight)
+        says = _same_dtype_message("torch.nn.functional.cross_entropy", "input", "weight", x_dtype, w_dtype)
+        self.flag(ctx, node,
+                  f"`{callee.receiver.short_name}` was built with class weights of {show(weight)}"
+                  f"{origin_note(weight)} but gets {show(x)} input: torch raises RuntimeError "
+                  f"(\"{says}\"); build the weights as {show(x)} (`torch.tensor(w, dtype=...)` or "
+                  f"`.to(logits.dtype)`)", origin=weight.origin)
 
     def _same_dtype_operands(self, node: cst.Call, ctx: RuleContext) -> None:
         """``a.lerp_(b, w)`` and the other elementwise ops that refuse to promote."""
@@ -196,7 +218,7 @@ def _same_dtype_message(op: str, first: str, param: str, x_dtype: Any, o_dtype: 
         return "mixed dtype (CPU): all inputs must share same datatype."
     if x_dtype is None or o_dtype is None:
         return "to have the same dtype" if op != "torch.lerp" else "expected dtype"
-    if "conv" in op:  # F.conv2d(x, w) on CPU; with a bias torch names the bias instead
+    if "conv" in op or op.endswith(("cross_entropy", "nll_loss")):  # F.conv2d(x, w) on CPU; with a bias torch names the bias instead
         return f"expected scalar type {scalar_type_name(x_dtype)} but found {scalar_type_name(o_dtype)}"
     if op == "torch.lerp":
         return f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype {_CPP_DTYPE_NAMES[o_dtype]}"
