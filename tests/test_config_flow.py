@@ -572,3 +572,42 @@ def test_a_criterion_factory_with_numpy_class_weights():
     assert [(c, line) for c, line, _ in found] == [("TTL401", 19)]
     assert "expected scalar type Float but found Double" in found[0][2]
     assert findings(CRITERION_FACTORY.format(cast=".float()")) == []
+
+
+OVERRIDDEN = """\
+import argparse
+import json
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fp16", action="store_true", default=True)
+{before}
+args = parser.parse_args()
+cfg = json.load(open("config.json"))
+{after}
+model = nn.Linear(4, 2)
+if args.fp16:
+    model = model.half()
+y = model(torch.randn(2, 4))
+"""
+
+
+@pytest.mark.parametrize("before, after", [
+    ("parser.set_defaults(**json.load(open('defaults.json')))", ""),
+    ("", "args.__dict__.update(cfg)"),
+    ("", "vars(args).update(cfg)"),
+    ("", "for k, v in cfg.items():\n    setattr(args, k, v)"),
+    ("", "args.fp16 = cfg['fp16']"),
+    ("", "args = argparse.Namespace(**cfg)"),
+])
+def test_defaults_overridden_from_a_config_file_are_unknown(before, after):
+    assert findings(OVERRIDDEN.format(before=before, after=after)) == []
+
+
+def test_set_defaults_with_known_values_changes_the_default():
+    source = OVERRIDDEN.format(before="parser.set_defaults(fp16=False)", after="")
+    assert findings(source) == []
+    source = OVERRIDDEN.format(before="", after="").replace("default=True", "default=False").replace(
+        "args = parser.parse_args()", "parser.set_defaults(fp16=True)\nargs = parser.parse_args()")
+    assert codes(source) != []

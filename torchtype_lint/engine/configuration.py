@@ -92,7 +92,9 @@ def parser_method(parser: ParserValue, name: str, args: CallArgs, node: Any) -> 
         return TOP  # an Action object
     if name in _GROUP_METHODS:
         return parser  # a group's options are the parser's
-    if name == "set_defaults" and not args.has_star:
+    if name == "set_defaults":
+        if args.has_star:  # set_defaults(**cfg): any default may have changed
+            parser.options = {dest: TOP for dest in parser.options}
         for dest, value in args.kw.items():
             parser.options[dest] = _as_default(value, node, "--" + dest.replace("_", "-"))
         return NoneValue()
