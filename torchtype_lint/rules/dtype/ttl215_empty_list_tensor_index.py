@@ -12,7 +12,7 @@ from ..context import RuleContext
 from ..dtype_predicates import all_dtypes
 from ..dtype_rule import DtypeRule
 from ..source_edits import code
-from .losses import loss_call
+from .losses import loss_call, loss_ops
 from .maybe_empty_lists import EmptyPath, describe, empty_list_tensor
 
 #: Losses whose target must hold class indices (int64) for a 2-D input.
@@ -56,6 +56,8 @@ class EmptyListTensorIndex(DtypeRule):
     summary = "index or class target made by torch.tensor of a list that may be empty (float32 then)"
     severity = "warning"
     listens = (cst.Subscript, cst.Call)
+    #: Only calls of the class losses reach ``visit`` (subscripts all do).
+    ops = loss_ops(_CLASS_LOSSES)
     runtime = RuntimeClaim("Exception", r"tensors used as indices must be long|expected target dtype to be Long|"
                                         r"expected scalar type Long")
 
