@@ -611,3 +611,26 @@ def test_set_defaults_with_known_values_changes_the_default():
     source = OVERRIDDEN.format(before="", after="").replace("default=True", "default=False").replace(
         "args = parser.parse_args()", "parser.set_defaults(fp16=True)\nargs = parser.parse_args()")
     assert codes(source) != []
+
+
+HIDDEN_FACTORY = """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def init_hidden(layers, batch, size):
+    return {make}
+
+
+rnn = nn.GRU(2, 6, batch_first=True)
+x = torch.randn(3, 5, 2)
+y, _ = rnn(x, init_hidden(1, 3, 6))
+"""
+
+
+def test_a_hidden_state_factory_drawing_with_numpy():
+    found = findings(HIDDEN_FACTORY.format(make="torch.tensor(np.random.randn(layers, batch, size))"))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 12)]
+    assert "mat1 and mat2 must have the same dtype, but got Double and Float" in found[0][2]
+    assert findings(HIDDEN_FACTORY.format(make="torch.randn(layers, batch, size)")) == []

@@ -48,11 +48,13 @@ class PrecisionMismatch(DtypeRule):
     `model.double()` or `model.half()` -- and other ops that do not promote: `lerp`/`lerp_`
     (an EMA model made `.double()` updated toward float32 weights), `torch.linalg.solve`,
     `torch.cholesky_solve`, `F.layer_norm` / `F.group_norm` with affine parameters of
-    another precision, and `F.conv1d`/`F.conv2d`/`F.conv3d` with a filter of another precision
-    (a float32 `torch.eye` filter next to float16 activations), and `F.cross_entropy` /
+    another precision, `F.conv1d`/`F.conv2d`/`F.conv3d` with a filter of another precision
+    (a float32 `torch.eye` filter next to float16 activations), `F.cross_entropy` /
     `F.nll_loss` / `nn.CrossEntropyLoss` / `nn.NLLLoss` whose class `weight` has another
-    precision than the logits (weights computed from numpy label counts are float64). Norm layers are flagged only for combinations torch
-    rejects (float16/bfloat16 input into float32 norms is accepted).
+    precision than the logits (weights computed from numpy label counts are float64), and
+    an `nn.GRU`/`nn.RNN` given an initial hidden state of another precision than its
+    weights. Norm layers are flagged only for combinations torch rejects (float16/bfloat16
+    input into float32 norms is accepted).
 
     ## Why is this bad?
     torch raises instead of promoting: `RuntimeError: mat1 and mat2 must have the same
@@ -104,6 +106,30 @@ class PrecisionMismatch(DtypeRule):
             self._layer(node, ctx)
             self._same_dtype_operands(node, ctx)
             self._loss_weight(node, ctx)
+            self._hidden_state(node, ctx)
+
+    def _hidden_state(self, node: cst.Call, ctx: RuleContext) -> None:
+        """``gru(x, h0)`` with an initial hidden state of another precision than the weights
+        (``torch.tensor(np.random.randn(...))`` is float64): the input may be right, h0 not."""
+        callee = ctx.callee(node)
+        if callee is None or callee.kind != "module" or not isinstance(callee.receiver, ModuleValue) \
+                or callee.args.has_star or callee.receiver.short_name not in ("GRU", "RNN"):
+            return
+        layer = callee.receiver
+        if not layer.param_dtypes or (ctx.default_float != FLOAT32 and not module_dtype_changed(layer)):
+            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
+        x, hx = callee.args.get(0, "input"), callee.args.get(1, "hx")
+        weights = TensorValue(layer.param_dtypes)
+        if not isinstance(hx, TensorValue) or mismatch_kind(hx, weights) != "precision" or (
+                isinstance(x, TensorValue) and mismatch_kind(x, weights) is not None):
+            return  # no initial state, or the input's own mismatch is what torch reports
+        h_dtype, w_dtype = one(hx), one(weights)
+        says = f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(h_dtype)} and " \
+               f"{scalar_type_name(w_dtype)}" if h_dtype and w_dtype else "mat1 and mat2 must have the same dtype"
+        self.flag(ctx, node,
+                  f"`{layer.short_name}` has {show(weights)} weights but its initial hidden state is "
+                  f"{show(hx)}{origin_note(hx)}: torch raises RuntimeError (\"{says}\"); build the hidden "
+                  f"state in the weights' dtype", origin=hx.origin)
 
     def _loss_weight(self, node: cst.Call, ctx: RuleContext) -> None:
         """``criterion(logits, y)`` of a ``CrossEntropyLoss(weight=w)`` whose class weights have
