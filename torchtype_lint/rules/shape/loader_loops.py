@@ -171,7 +171,8 @@ def _is_size_of(value: Any) -> bool:
     """``x.size(0)``, ``x.shape[0]``, ``len(x)``: a size (an int), not a tensor of the batch."""
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "size":
         return True
-    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and value.value.attr.value == "shape":
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and \
+            value.value.attr.value == "shape":
         return True
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "len"
 

@@ -13,8 +13,8 @@ from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
 from .loader_loops import (
-    FullBatchUse, SyntaxCache, factory_use, state_use, using, batch_names, derived_names, full_batch_uses, mentions, size_guarded,
-    scope_statements, small_statements, walk,
+    FullBatchUse, SyntaxCache, batch_names, derived_names, factory_use, full_batch_uses, mentions, scope_statements,
+    size_guarded, small_statements, state_use, using, walk,
 )
 
 
@@ -64,7 +64,8 @@ class LastBatchSizeAssumed(Rule):
     listens = (cst.For,)
     runtime = RuntimeClaim("Exception", r"is invalid for input of size|to match target batch_size|"
                                         r"Expected hidden(\[0\])? size|must match|Sizes of tensors must match|"
-                                        r"shapes cannot be multiplied|Using a target size|must be the same as input size")
+                                        r"shapes cannot be multiplied|Using a target size|"
+                                        r"must be the same as input size")
 
     def visit(self, node: cst.For, ctx: RuleContext) -> None:
         loader, enumerated = _loader(node.iter, ctx)
@@ -131,7 +132,8 @@ def _loader(iterable: Any, ctx: RuleContext) -> "tuple[Optional[DataLoaderValue]
     if isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None:
         inner = ctx.value(iterable.args[0].value)
         func = iterable.func
-        name = func.value if isinstance(func, cst.Name) else (func.attr.value if isinstance(func, cst.Attribute) else "")
+        name = func.value if isinstance(func, cst.Name) else (
+            func.attr.value if isinstance(func, cst.Attribute) else "")
         if isinstance(inner, DataLoaderValue) and name in ("enumerate", "tqdm", "iter"):
             return inner, name == "enumerate"
     return None, False
