@@ -634,3 +634,67 @@ def test_a_hidden_state_factory_drawing_with_numpy():
     assert [(c, line) for c, line, _ in found] == [("TTL401", 12)]
     assert "mat1 and mat2 must have the same dtype, but got Double and Float" in found[0][2]
     assert findings(HIDDEN_FACTORY.format(make="torch.randn(layers, batch, size)")) == []
+
+
+VISION_PIPELINE = """\
+import numpy as np
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+from torchvision import transforms
+
+
+def scale(x):
+    return x * 2.0
+
+
+class Frames(Dataset):
+    def __init__(self, transform):
+        self.transform = transform
+        self.frames = {frames}
+
+    def __len__(self):
+        return len(self.frames)
+
+    def __getitem__(self, i):
+        return self.transform(self.frames[i])
+
+
+tf = transforms.Compose([transforms.ToTensor(), transforms.Lambda(scale), transforms.Normalize((0.5,), (0.5,))])
+conv = nn.Conv2d(3, 4, 3)
+for x in DataLoader(Frames(tf), batch_size=2):
+    out = conv(x)
+"""
+
+
+@pytest.mark.parametrize("frames, expected", [
+    ("np.random.rand(6, 8, 8, 3)", True),  # ToTensor keeps float64 and does not scale
+    ("np.random.randint(0, 256, (6, 8, 8, 3), dtype=np.uint8)", False),  # uint8 becomes float32
+    ("np.random.rand(6, 8, 8, 3).astype(np.float32)", False),
+    ("load_frames()", False),  # unknown
+])
+def test_a_torchvision_pipeline_in_a_dataset(frames, expected):
+    found = codes(VISION_PIPELINE.format(frames=frames))
+    assert found == ([("TTL401", 26)] if expected else [])
+
+
+def test_a_conversion_step_switched_on_by_an_option():
+    source = """\
+    import argparse
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    from torchvision import transforms
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--half", action="store_true", default={half})
+    args = parser.parse_args()
+    steps = [transforms.ToTensor()]
+    if args.half:
+        steps = [transforms.ToTensor(), transforms.ConvertImageDtype(torch.float16)]
+    tf = transforms.Compose(steps)
+    out = nn.Conv2d(3, 4, 3)(tf(np.zeros((8, 8, 3), dtype=np.uint8)).unsqueeze(0))
+    """
+    found = findings(source.format(half=True))
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 14)]
+    assert found[0][2].startswith("With the default configuration (--half=True)")
+    assert findings(source.format(half=False)) == []

@@ -29,7 +29,9 @@ from ..knowledge.module_dtypes import (
     REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
     parameter_dtypes, parameter_origin, set_module_dtype, widen_module_params,
 )
+from ..knowledge import vision_transforms as VT
 from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
+from ..knowledge.vision_transforms import TransformValue
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
 from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
@@ -111,6 +113,11 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     elif isinstance(callee_value, ClassValue):
         callee = Callee("user", callee_value.name, TOP, args)
         result = instantiate(interp, callee_value, args, node)
+    elif isinstance(callee_value, TransformValue):
+        # transform(img): a torchvision pipeline, its own steps run here
+        if len(args.pos) == 1 and not args.kw and not args.has_star:
+            result = VT.apply(callee_value, args.pos[0], node, interp.default_float,
+                              lambda step, x: _run_step(interp, step, x, node))
     elif isinstance(callee_value, InstanceValue):
         forward = callee_value.cls.methods.get("forward") or callee_value.cls.methods.get("__call__")
         callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
@@ -250,6 +257,9 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     specific ``torch.nn.*`` names before the generic ``torch.*`` table)."""
     if qualname in PARSER_CLASSES:
         return new_parser(node)
+    transform = VT.transform_name(qualname)
+    if transform is not None:
+        return VT.construct(transform, args, node)
     if qualname in NAMESPACE_CLASSES:
         return namespace_of(args, node, qualname)
     if qualname == "builtins.getattr" and 2 <= len(args.pos) <= 3 and not args.kw and not args.has_star:
@@ -292,6 +302,21 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return NP.call_numpy_function(qualname[6:], args, node)
     if qualname.startswith("builtins."):
         return call_builtin(interp, qualname[9:], args, node)
+    return TOP
+
+
+def _run_step(interp: "Interpreter", step: Value, x: Value, node: Any) -> Value:
+    """One step of a pipeline that is not a torchvision transform: a function of the file, an
+    object with ``__call__``, a library function or layer (``Compose([to_float, ...])``)."""
+    args = CallArgs([x], {}, [None], {})
+    if isinstance(step, FunctionValue):
+        return call_function(interp, step, args, node, force=True)
+    if isinstance(step, InstanceValue) and "__call__" in step.cls.methods:
+        return call_function(interp, step.cls.methods["__call__"], args, node, step, force=True)
+    if isinstance(step, SymbolValue):
+        return call_symbol(interp, step.qualname, args, node)
+    if isinstance(step, ModuleValue):
+        return call_library_module(interp, step, args, node)
     return TOP
 
 
