@@ -698,3 +698,27 @@ def test_a_conversion_step_switched_on_by_an_option():
     assert [(c, line) for c, line, _ in found] == [("TTL401", 14)]
     assert found[0][2].startswith("With the default configuration (--half=True)")
     assert findings(source.format(half=False)) == []
+
+
+ENVIRONMENT = """\
+import os
+import torch
+
+DEVICE = os.environ.get("DEVICE", "cpu")
+counts = torch.tensor([[1, 2], [3, 4]])
+if DEVICE == "cuda":
+    counts = counts.cuda()
+pairs = torch.matmul(counts, counts)
+"""
+
+
+def test_an_environment_variable_is_not_a_default_path():
+    # the script runs on the GPU when DEVICE=cuda: the CUDA branch stays possible (TTL251)
+    assert codes(ENVIRONMENT) == [("TTL251", 8)]
+
+
+def test_a_default_converted_or_computed_keeps_its_name():
+    source = HALF_FLAG.format(flag="type=int, default=1").replace("if args.fp16:", "if bool(args.fp16 * 2):")
+    found = findings(source)
+    assert [(c, line) for c, line, _ in found] == [("TTL401", 13)]
+    assert found[0][2].startswith("With the default configuration (--fp16=1)")

@@ -227,6 +227,15 @@ def assumption_note(assumptions: Dict[str, str], shape_rule: bool) -> str:
     return f"With the default configuration ({', '.join(shown)}{f' and {more} more' if more else ''}): "
 
 
+def derived(result: Value, *operands: Value) -> Value:
+    """``result`` computed from ``operands`` (``args.fp16 + 0``, ``bool(args.fp16)``): a known
+    constant made from a command-line default is still one (a branch it decides is named)."""
+    origin = next((v.origin for v in operands if isinstance(getattr(v, "origin", None), ConfigOrigin)), None)
+    if origin is None or not isinstance(result, ScalarValue) or result.const is None:
+        return result
+    return dataclasses.replace(result, origin=origin)
+
+
 # --------------------------------------------------------------------------- comparisons
 
 

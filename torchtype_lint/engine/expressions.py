@@ -24,7 +24,7 @@ from ..values import (
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
 from .calls import eval_call, get_attribute
-from .configuration import ConfigOrigin, folded_comparison
+from .configuration import ConfigOrigin, derived, folded_comparison
 from .runtime import Frame
 from .syntax import OPERATOR_SYMBOLS
 
@@ -168,7 +168,7 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
     if isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
         return NP.binary_op(left, right, op, node)
     if isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
-        return scalar_binary(left, right, op)
+        return derived(scalar_binary(left, right, op), left, right)  # `args.n_gpu * 2` keeps a default's origin
     if op == "*" and isinstance(left, SequenceValue) and isinstance(right, ScalarValue) and \
             right.pytype == "int" and left.container in ("list", "tuple"):
         # [x] * n: same elements, count unknown unless both are constants
