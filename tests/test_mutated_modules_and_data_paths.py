@@ -418,6 +418,37 @@ CASES = [
         for x, y in DataLoader(data, batch_size=8, shuffle=True):
             loss = F.binary_cross_entropy_with_logits(model(x), y)
         """),
+    Case("batch_rows_concatenated", "TTL523", "to match target batch_size", """
+        class Fusion(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(5, 8)
+                self.b = nn.Linear(3, 8)
+                self.head = nn.Linear(8, 4)
+
+            def forward(self, xa, xb):
+                return self.head(torch.cat([self.a(xa), self.b(xb)]))
+
+        data = TensorDataset(torch.randn(12, 5), torch.randn(12, 3), torch.randint(0, 4, (12,)))
+        model = Fusion()
+        for xa, xb, y in DataLoader(data, batch_size=4):
+            loss = F.cross_entropy(model(xa, xb), y)  # <-
+        """, """
+        class Fusion(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(5, 8)
+                self.b = nn.Linear(3, 8)
+                self.head = nn.Linear(16, 4)
+
+            def forward(self, xa, xb):
+                return self.head(torch.cat([self.a(xa), self.b(xb)], dim=1))
+
+        data = TensorDataset(torch.randn(12, 5), torch.randn(12, 3), torch.randint(0, 4, (12,)))
+        model = Fusion()
+        for xa, xb, y in DataLoader(data, batch_size=4):
+            loss = F.cross_entropy(model(xa, xb), y)
+        """),
     Case("last_batch_rnn_hidden", "TTL522", "Expected hidden size", """
         rnn = nn.GRU(8, 16, batch_first=True)
         data = TensorDataset(torch.randn(20, 5, 8))
@@ -470,6 +501,15 @@ SILENT = {
 
         model = Net().double()
         out = model(torch.randn(2, 4, 8).double())
+        """,
+    "rows_concatenated_with_their_targets": """
+        head = nn.Linear(5, 4)
+        data = TensorDataset(torch.randn(12, 5), torch.randint(0, 4, (12,)))
+        for x, y in DataLoader(data, batch_size=4):
+            both = torch.cat([x, x + 0.1 * torch.randn_like(x)])
+            out = F.cross_entropy(head(both), torch.cat([y, y]))
+            out = F.cross_entropy(head(both), y.repeat(2))
+            out = F.cross_entropy(head(both)[: y.size(0)], y)
         """,
     "state_entry_reassigned_first": """
         model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))

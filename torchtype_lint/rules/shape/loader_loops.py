@@ -112,6 +112,11 @@ def walk(node: Any, into_functions: bool = False) -> Iterator[Any]:
         stack.extend(reversed(cache.children(current) if cache is not None else current.children))
 
 
+def walk_children(node: Any) -> Tuple[Any, ...]:
+    """``node.children``, from the analysis's cache while a rule scans with one."""
+    return _cache.children(node) if _cache is not None else tuple(node.children)
+
+
 def mentions(node: Any, names: Set[str]) -> bool:
     if _cache is not None:
         return not _cache.names(node).isdisjoint(names)
