@@ -722,3 +722,27 @@ def test_a_default_converted_or_computed_keeps_its_name():
     found = findings(source)
     assert [(c, line) for c, line, _ in found] == [("TTL401", 13)]
     assert found[0][2].startswith("With the default configuration (--fp16=1)")
+
+
+DEVICE_OPTION = """\
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument({option})
+args = parser.parse_args()
+counts = torch.tensor([[1, 2], [3, 4]])
+if {test}:
+    counts = counts.cuda()
+pairs = torch.matmul(counts, counts)
+"""
+
+
+@pytest.mark.parametrize("option, test", [
+    ('"--device", default="cpu"', 'args.device == "cuda"'),
+    ('"--cuda", action="store_true"', "args.cuda"),
+    ('"--no-cuda", action="store_true", default=True', "not args.no_cuda"),
+    ('"--backend", default="cpu"', 'args.backend != "cpu"'),
+])
+def test_an_option_picking_the_device_keeps_both_devices_possible(option, test):
+    assert codes(DEVICE_OPTION.format(option=option, test=test)) == [("TTL251", 10)]

@@ -37,6 +37,8 @@ _GROUP_METHODS = frozenset({"add_argument_group", "add_mutually_exclusive_group"
 _FLAG_DEFAULTS = {"store_true": False, "store_false": True}
 #: ``type=`` callables argparse applies to a string default, by qualified name.
 _CONVERTERS = {"builtins.int": int, "builtins.float": float, "builtins.str": str, "builtins.bool": bool}
+#: Words naming a device: an option about one picks the device at run time.
+_DEVICE_WORDS = frozenset({"cuda", "gpu", "gpus", "device", "cpu", "mps", "xpu"})
 #: How many assumptions a message names before "and N more".
 _SHOWN_ASSUMPTIONS = 3
 
@@ -131,6 +133,9 @@ def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:
     if action is not None and action_name is None:
         parser.options[dest] = TOP  # a custom Action class: what it stores is unknown
         return
+    if _picks_device(dest, args.kw.get("default")):
+        parser.options[dest] = TOP  # which device runs is the run's choice: both stay possible (GPU rules)
+        return
     if "default" in args.kw:
         default = _converted(args.kw["default"], args.kw.get("type"))
     elif action_name in _FLAG_DEFAULTS:
@@ -138,6 +143,15 @@ def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:
     else:
         default = NoneValue()
     parser.options[dest] = _as_default(default, node, long if long.startswith("-") else "--" + dest)
+
+
+def _picks_device(dest: str, default: Optional[Value]) -> bool:
+    """``--device cpu``, ``--no-cuda``, ``--gpu 0``: an option choosing where the program runs."""
+    words = dest.lower().replace("-", "_").split("_")
+    if any(word in _DEVICE_WORDS for word in words):
+        return True
+    text = default.const if isinstance(default, StringValue) and default.const else ""
+    return text.split(":")[0] in _DEVICE_WORDS
 
 
 def _converted(default: Value, kind: Optional[Value]) -> Value:
