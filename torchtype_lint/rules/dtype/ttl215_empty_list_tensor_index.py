@@ -32,8 +32,9 @@ class EmptyListTensorIndex(DtypeRule):
     `torch.tensor([])` is float32. On the run where no item passes the condition (no box above
     the threshold, no sample of a class in the batch), indexing raises `IndexError: tensors
     used as indices must be long, int, byte or bool tensors` and the loss raises `RuntimeError:
-    expected scalar type Long but found Float` (torch 2.x: `expected target dtype to be Long
-    or Byte, but got Float`). The warning names that path; a list that the code checks for
+    expected target dtype to be Long or Byte, but got Float` (torch 2.13; 2.11 words it
+    `expected scalar type Long but found Float`), or, under torch 2.4, returns a NaN loss that
+    poisons the weights. The warning names that path; a list that the code checks for
     emptiness (`if keep:`, `len(keep)`) is not reported.
 
     ## Example
@@ -58,8 +59,9 @@ class EmptyListTensorIndex(DtypeRule):
     listens = (cst.Subscript, cst.Call)
     #: Only calls of the class losses reach ``visit`` (subscripts all do).
     ops = loss_ops(_CLASS_LOSSES)
+    # The bad target fixture asserts a finite loss: torch 2.4 returns NaN where later ones raise.
     runtime = RuntimeClaim("Exception", r"tensors used as indices must be long|expected target dtype to be Long|"
-                                        r"expected scalar type Long")
+                                        r"expected scalar type Long|the loss of an empty batch is NaN")
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Subscript):
@@ -82,7 +84,7 @@ class EmptyListTensorIndex(DtypeRule):
         path = _empty_path(call.arg("target"), ctx)
         if path is not None:
             self._warn(ctx, node, path, f"`{shown}` with it as the target raises RuntimeError (\"expected target "
-                                        "dtype to be Long or Byte, but got Float\")")
+                                        "dtype to be Long or Byte, but got Float\"; torch 2.4 returns NaN instead)")
 
     def _warn(self, ctx: RuleContext, node: Any, path: EmptyPath, failure: str) -> None:
         self.flag(ctx, node, f"{path.when}, `{describe(path)}` is float32 (an empty list has no ints to infer "
