@@ -35,6 +35,9 @@ def layer_mismatch(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mism
                     f"has {_plural(got, 'channel')} in dimension {rank - r - 1}")
         if rank in (r + 1, r + 2) and not name.startswith("ConvTranspose"):
             return window_too_large(module, shape)
+        if rank not in (r + 1, r + 2):  # torch accepts only (C, *spatial) or (N, C, *spatial)
+            return ("TTL525", f"expects a {r + 1}D (unbatched) or {r + 2}D (batched) input",
+                    f"is {rank}D")
         return None
     if name in ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"):
         r = NN.spatial_rank(module)
@@ -59,6 +62,8 @@ def layer_mismatch(module: ModuleValue, shape: Tuple[Any, ...]) -> Optional[Mism
         if rank in ranks and _known(expected) and _known(shape[1]) and shape[1] != expected:
             return ("TTL504", f"expects {_plural(expected, 'feature')} (channels) in dimension 1",
                     f"has {shape[1]}")
+        if rank not in ranks:  # _check_input_dim raises before any channel is looked at
+            return ("TTL524", f"expects a {' or '.join(f'{k}D' for k in ranks)} input", f"is {rank}D")
         return None
     if name == "LayerNorm":
         normalized = cfg.get("normalized_shape")
