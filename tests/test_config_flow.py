@@ -746,3 +746,77 @@ pairs = torch.matmul(counts, counts)
 ])
 def test_an_option_picking_the_device_keeps_both_devices_possible(option, test):
     assert codes(DEVICE_OPTION.format(option=option, test=test)) == [("TTL251", 10)]
+
+
+BUILD_FROM_CFG = """\
+import torch
+import torch.nn as nn
+
+
+class HalfNet(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, 2).half()
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class PlainNet(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+MODELS = {{"half": HalfNet, "plain": PlainNet}}
+
+
+def build_from_cfg(cfg):
+    args = cfg.copy()
+    obj_type = args.pop("type")
+    return MODELS[obj_type](**args)
+
+
+model = build_from_cfg(dict(type="{kind}", width=4))
+out = model(torch.randn(3, 4))
+"""
+
+
+def test_a_registry_built_from_a_config_dict_with_its_type_popped():
+    assert codes(BUILD_FROM_CFG.format(kind="half")) == [("TTL401", 11)]
+    assert findings(BUILD_FROM_CFG.format(kind="plain")) == []
+
+
+STAR_PIPELINE = """\
+import torch
+import torch.nn as nn
+
+
+def flatten(img):
+    return img.reshape(img.shape[0], -1)
+
+
+def to_float(img):
+    return img.float() / 255.0
+
+
+def pipeline(*steps):
+    def run(x):
+        for step in steps:
+            x = step(x)
+        return x
+    return run
+
+
+PREPROCESS = {{"raw": pipeline(flatten), "scaled": pipeline(to_float, flatten)}}
+model = nn.Linear(16, 2)
+out = model(PREPROCESS["{name}"](torch.zeros(3, 4, 4, dtype=torch.uint8)))
+"""
+
+
+def test_closures_made_by_a_pipeline_factory_keep_their_own_steps():
+    assert codes(STAR_PIPELINE.format(name="raw")) == [("TTL202", 23)]
+    assert findings(STAR_PIPELINE.format(name="scaled")) == []

@@ -181,6 +181,10 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return iterate(args.pos[0])
     if name == "next" and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue):
         return iterate(args.pos[0])
+    if name == "dict" and len(args.pos) == 1 and not args.kw and not args.has_star \
+            and isinstance(args.pos[0], SequenceValue) and args.pos[0].container == "dict":
+        source = args.pos[0]  # dict(cfg): a copy with the same keys
+        return SequenceValue("dict", source.element, source.items, source.origin, source.keys)
     if name == "dict" and not args.pos and not args.has_star:
         # dict(model=dict(width=4), fp16=...): an mmcv-style config, every key known
         items = tuple(args.kw.values())

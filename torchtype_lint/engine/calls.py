@@ -41,7 +41,7 @@ from ..values import (
     CallArgs, Callee,
     TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, InstanceValue,
     ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, SymbolValue,
-    TensorValue, Value, join,
+    TensorValue, Value, join, join_all,
 )
 from .builtins import aliased, appended, call_builtin, iterate, with_element
 from .configuration import (
@@ -401,6 +401,15 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
                 # every key known: cfg.get("fp16") is the value stored there, else the default
                 return seq.value_of(key.const) if key.const in seq.keys else default
             return join(seq.element, default)
+        key = args.pos[0] if args.pos else None
+        if name == "pop" and isinstance(key, StringValue) and key.const and seq.keys is not None \
+                and seq.items is not None and key.const in seq.keys and len(args.pos) <= 2:
+            # obj_type = cfg.pop("type"): that key's value, and the dict loses the key
+            index = seq.keys.index(key.const)
+            rest = seq.items[:index] + seq.items[index + 1:]
+            replace_container(interp, receiver_node, seq, SequenceValue(
+                "dict", join_all(rest) if rest else TOP, rest, seq.origin, seq.keys[:index] + seq.keys[index + 1:]))
+            return seq.items[index]
         if name == "pop" and args.pos:
             return seq.element if len(args.pos) == 1 else join(seq.element, args.pos[1])
     elif name == "pop":
@@ -408,7 +417,7 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
     if name in ("index", "count") and seq.container in ("list", "tuple") and len(args.pos) >= 1:
         return ScalarValue("int")  # CLASSES.index(label): a position, counts count
     if name == "copy":
-        return SequenceValue(seq.container, seq.element, seq.items, seq.origin)
+        return SequenceValue(seq.container, seq.element, seq.items, seq.origin, seq.keys)  # keys kept
     if name in ("clear", "sort", "reverse", "remove"):
         if name == "clear":
             replace_container(interp, receiver_node, seq, SequenceValue(seq.container, TOP, ()))

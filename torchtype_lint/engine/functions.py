@@ -131,6 +131,8 @@ def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
     for param in (params.star_arg, params.star_kwarg):
         if isinstance(param, cst.Param):
             bound[param.name.value] = TOP
+    if not (standalone or sizes or args.has_star):
+        _bind_variadic(params, names, args, bound)  # a call's own arguments: known one by one
     # An argument of unknown value still gets the parameter's annotation.
     for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
         pname = param.name.value
@@ -139,6 +141,20 @@ def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
     if sizes:
         _unknown_ints_as_sizes(interp, fn, bound)
     return bound
+
+
+def _bind_variadic(params: Any, names: List[cst.Param], args: CallArgs, bound: Dict[str, Value]) -> None:
+    """``def pipeline(*steps)`` called as ``pipeline(f, g)``: ``steps`` is the tuple ``(f, g)``;
+    ``def build(**cfg)`` called as ``build(width=4)``: ``cfg`` is the dict of the extra keywords."""
+    if isinstance(params.star_arg, cst.Param):
+        extra = tuple(args.pos[len(names):])
+        bound[params.star_arg.name.value] = SequenceValue("tuple", join_all(extra) if extra else TOP, extra)
+    if isinstance(params.star_kwarg, cst.Param):
+        taken = {p.name.value for p in list(names) + list(params.kwonly_params)}
+        keys = tuple(k for k in args.kw if k not in taken)
+        items = tuple(args.kw[k] for k in keys)
+        bound[params.star_kwarg.name.value] = SequenceValue("dict", join_all(items) if items else TOP, items,
+                                                            None, keys)
 
 
 def _unknown_ints_as_sizes(interp: "Interpreter", fn: FunctionValue, bound: Dict[str, Value]) -> None:
@@ -265,7 +281,8 @@ def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value]
               parent: Optional[Frame]) -> Value:
     fnode = fn.node
     # a nested function sees the names of the function it was defined in (a closure)
-    frame = Frame(dict(params), parent=parent or interp.closures.get(fnode) or interp.globals, function=fn)
+    frame = Frame(dict(params), parent=parent or interp.closure_frames.get(fn) or interp.closures.get(fnode)
+                  or interp.globals, function=fn)
     outer = interp.frame
     branch_depth = interp.branch_depth
     interp.frame = frame

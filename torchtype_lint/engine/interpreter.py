@@ -148,6 +148,8 @@ class Interpreter:
         self._unrolling = 0
         #: Functions defined inside another function's body -> the frame they were defined in.
         self.closures: Dict[Any, Frame] = {}
+        #: Each closure (a FunctionValue made by running a nested ``def``) -> the frame it closes over.
+        self.closure_frames: Dict[FunctionValue, Frame] = {}
         self._analysed_standalone: set = set()
         #: Function node -> the unit its standalone analysis ran in (engine/units.py).
         self.standalone_units: Dict[Any, Unit] = {}
@@ -700,6 +702,7 @@ class Interpreter:
         fn = FunctionValue(stmt, owner=self.frame.instance)
         if self.frame.function is not None:
             self.closures[stmt] = self.frame  # defined in a function: its free names are that frame's
+            self.closure_frames[fn] = self.frame  # this closure's own (pipeline(f) and pipeline(g) differ)
         if self.home is not self.main_home:
             self.homes[stmt] = self.home  # runs in its own module's globals (engine/modules.py)
         for deco in stmt.decorators:
