@@ -8,6 +8,7 @@ import libcst as cst
 from ...knowledge import shapes as S
 from ...values import TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
+from .call_matchers import _loss_call
 from .known import _shape
 from .messages import shape_origin
 from ..context import RuleContext
@@ -16,6 +17,8 @@ from ..context import RuleContext
 _BROADCAST_FUNCTIONS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                         "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "pow", "atan2",
                         "hypot", "fmod", "remainder"}
+#: Regression losses that broadcast input against target (an impossible broadcast raises).
+_ELEMENTWISE_LOSSES = ("mse_loss", "l1_loss")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.BitAnd, cst.BitOr, cst.BitXor)
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
@@ -33,6 +36,9 @@ def _elementwise_operands(node: Any, ctx: RuleContext) -> Optional[Tuple[Value, 
         if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, _COMPARISONS):
             return None
         return ctx.value(node.left), ctx.value(node.comparisons[0].comparator), node
+    loss = _loss_call(node, ctx)
+    if loss is not None and loss[0] in _ELEMENTWISE_LOSSES:
+        return loss[2], loss[3], f"{loss[1]}(...)"  # input and target are subtracted elementwise
     callee = ctx.callee(node)
     if callee is None or callee.args.has_star:
         return None
@@ -49,7 +55,10 @@ class BroadcastMismatch(Rule):
     ## What it does
     Flags elementwise arithmetic and comparisons between two tensors (`a + b`, `a * b`,
     `a == b`, `torch.add(a, b)`, `a.mul(b)`, ...) whose known shapes cannot broadcast:
-    aligned from the right, some pair of dimensions differs and neither is 1.
+    aligned from the right, some pair of dimensions differs and neither is 1. The regression
+    losses that subtract input and target elementwise (`F.mse_loss`, `F.l1_loss`, `nn.MSELoss`,
+    `nn.L1Loss`) are checked the same way: a decoder whose padding or stride makes its output
+    larger than the target fails there.
 
     ## Why is this bad?
     torch raises `The size of tensor a (3) must match the size of tensor b (4) at
