@@ -820,3 +820,28 @@ out = model(PREPROCESS["{name}"](torch.zeros(3, 4, 4, dtype=torch.uint8)))
 def test_closures_made_by_a_pipeline_factory_keep_their_own_steps():
     assert codes(STAR_PIPELINE.format(name="raw")) == [("TTL202", 23)]
     assert findings(STAR_PIPELINE.format(name="scaled")) == []
+
+
+FILTERED_CONFIG = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, width, double=False):
+        super().__init__()
+        self.fc = nn.Linear(width, 2).double() if double else nn.Linear(width, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+cfg = dict(type="Net", width=4, double={double})
+kwargs = {{k: v for k, v in cfg.items() if k != "type"}}
+out = Net(**kwargs)(torch.randn(3, 4))
+"""
+
+
+def test_a_config_dict_filtered_by_a_comprehension_keeps_its_keys():
+    assert codes(FILTERED_CONFIG.format(double=True)) == [("TTL401", 11)]
+    assert findings(FILTERED_CONFIG.format(double=False)) == []

@@ -392,6 +392,11 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
     if seq.container == "dict":
         if name == "values":
             return SequenceValue("list", seq.element, None)
+        if name == "items" and seq.keys is not None and seq.items is not None:
+            # every key known: one (key, value) pair each, in order
+            pairs = tuple(SequenceValue("tuple", join(StringValue(k), v), (StringValue(k), v))
+                          for k, v in zip(seq.keys, seq.items))
+            return SequenceValue("list", join_all(pairs) if pairs else TOP, pairs)
         if name == "items":
             return SequenceValue("list", SequenceValue("tuple", TOP, (TOP, seq.element)), None)
         if name == "get" and args.pos:

@@ -20,7 +20,7 @@ from ..values import (
     Callee,
     TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
     SymbolValue, TensorValue, Value,
-    join,
+    join, join_all,
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
 from .calls import eval_call, get_attribute
@@ -78,6 +78,11 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
     interp.frame = Frame({}, parent=outer, function=outer.function, instance=outer.instance)
     try:
         for_in = node.for_in
+        if isinstance(node, cst.DictComp) and for_in.inner_for_in is None:
+            iterable = interp.eval(for_in.iter)
+            known = _dict_comprehension(interp, node, iterable)
+            if known is not None:
+                return known
         while for_in is not None:
             iterable = interp.eval(for_in.iter)
             interp.assign_target(for_in.target, iterate(iterable), node, record=False)
@@ -94,6 +99,40 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
     if isinstance(node, cst.GeneratorExp):
         return SequenceValue("generator", element, None)
     return SequenceValue("set" if isinstance(node, cst.SetComp) else "list", element, None)
+
+
+#: Dict comprehensions over at most this many known items are evaluated item by item.
+_KNOWN_COMPREHENSION = 16
+
+
+def _dict_comprehension(interp: "Interpreter", node: cst.DictComp, iterable: Value) -> Optional[Value]:
+    """``{k: v for k, v in cfg.items() if k != "type"}`` over items known one by one: the dict
+    of known keys it builds; None when a key or a condition is not known for every item."""
+    if not isinstance(iterable, SequenceValue) or iterable.items is None or \
+            len(iterable.items) > _KNOWN_COMPREHENSION:
+        return None
+    keys: List[str] = []
+    values: List[Value] = []
+    recording = interp.recording
+    interp.recording = False  # a trial: the generic evaluation records if this gives up
+    try:
+        for item in iterable.items:
+            interp.assign_target(node.for_in.target, item, node, record=False)
+            truths = [interp.known_truth(interp.eval(cond.test)) for cond in node.for_in.ifs]
+            if any(truth is None for truth in truths):
+                return None
+            if not all(truths):
+                continue
+            key = interp.eval(node.key)
+            if not isinstance(key, StringValue) or key.const is None or key.const in keys:
+                return None
+            keys.append(key.const)
+            values.append(interp.eval(node.value))
+    finally:
+        interp.recording = recording
+    if not keys:
+        return SequenceValue("dict", TOP, ())
+    return SequenceValue("dict", join_all(values), tuple(values), None, tuple(keys))
 
 
 def _attribute(interp: "Interpreter", node: cst.Attribute) -> Value:
