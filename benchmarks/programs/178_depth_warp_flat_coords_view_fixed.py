@@ -27,7 +27,6 @@ def depth_warping(depth, rotation, translation, intrinsics, eps=1e-6):
     u_2 = uv[..., 0]
     u_2_flat = u_2.reshape(-1)
     # the v channel is flattened the same way
-    # the v channel is flattened the same way
     v_2_flat = uv[..., 1].reshape(-1)
     return u_2_flat, v_2_flat
 
