@@ -176,6 +176,17 @@ CASES = [
 
         out = Attention()(torch.randn(2, 5, 16))
         """),
+    Case("conv_features_permuted_then_viewed", "TTL526", "view size is not compatible", """
+        conv = nn.Conv2d(3, 8, 3)
+        feats = F.relu(conv(torch.randn(2, 3, 10, 10)))
+        pairs = feats.permute(0, 2, 3, 1)
+        pairs = pairs.view(-1, 2)  # <-
+        """, """
+        conv = nn.Conv2d(3, 8, 3)
+        feats = F.relu(conv(torch.randn(2, 3, 10, 10)))
+        pairs = feats.permute(0, 2, 3, 1)
+        pairs = pairs.reshape(-1, 2)
+        """),
     Case("permuted_name_flattened_with_view", "TTL526", "view size is not compatible", """
         features = nn.Linear(6, 8)(torch.randn(2, 5, 6))
         channels_first = features.permute(0, 2, 1)
@@ -205,6 +216,11 @@ SILENT = {
         split = table.t().view(3, 2, 4)
         heads = torch.randn(2, 4, 10, 8)
         more = heads.transpose(1, 2).view(2, 10, 4, 2, 4)
+        """,
+    "channels_last_conv_output_permuted_is_contiguous": """
+        conv = nn.Conv2d(3, 8, 3)
+        feats = conv(torch.randn(2, 3, 10, 10).contiguous(memory_format=torch.channels_last))
+        pairs = feats.permute(0, 2, 3, 1).view(-1, 2)
         """,
     "transposed_twice_is_contiguous_again": """
         x = torch.randn(3, 4)

@@ -18,10 +18,22 @@ _FRESH = {"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty
           "torch.bmm", "torch.mm", "torch.cat", "torch.stack", "torch.from_numpy"}
 #: nn layers whose output is a fresh contiguous tensor whatever the input's layout.
 _FRESH_LAYERS = {"Linear", "Embedding"}
+#: Layers whose output keeps a contiguous input's (default) memory format.
+_LAYOUT_KEEPING_LAYERS = {"Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm",
+                          "ReLU", "LeakyReLU", "GELU", "Sigmoid", "Tanh", "Dropout", "MaxPool1d", "MaxPool2d",
+                          "AvgPool1d", "AvgPool2d"}
+#: Functions of one tensor whose result is contiguous when that tensor is.
+_LAYOUT_KEEPING_FUNCTIONS = {"torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.softmax",
+                             "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.softmax",
+                             "torch.nn.functional.dropout", "torch.nn.functional.leaky_relu"}
+#: Tensor methods whose result is contiguous when the tensor is (views of a contiguous tensor
+#: in row-major order, casts and elementwise ops that keep its layout).
+_LAYOUT_KEEPING_METHODS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "float", "half", "double",
+                           "bfloat16", "to", "clone", "detach", "relu", "sigmoid", "tanh", "softmax", "exp"}
 #: Methods that give a view of permuted dims.
 _PERMUTING = {"t", "transpose", "swapaxes", "swapdims", "permute"}
 #: How far back through ``name = ...`` statements the rule follows a value.
-_DEPTH = 3
+_DEPTH = 6
 
 
 def _contains(tree: cst.CSTNode, target: cst.CSTNode) -> bool:
@@ -144,7 +156,16 @@ def _is_contiguous(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bo
         return True
     if callee.kind == "module" and getattr(callee.receiver, "short_name", None) in _FRESH_LAYERS:
         return True
-    return callee.kind == "method" and callee.name == "contiguous" and not callee.args.pos and not callee.args.kw
+    if callee.kind == "method" and callee.name == "contiguous":
+        return not callee.args.pos and not callee.args.kw  # contiguous(memory_format=...) is another layout
+    if "memory_format" in callee.args.kw or callee.args.has_star:
+        return False
+    if callee.kind == "method" and callee.name in _LAYOUT_KEEPING_METHODS and isinstance(expr.func, cst.Attribute):
+        return _is_contiguous(expr.func.value, ctx, depth - 1)
+    first = expr.args[0].value if expr.args and expr.args[0].keyword is None else None
+    keeps = ((callee.kind == "module" and getattr(callee.receiver, "short_name", None) in _LAYOUT_KEEPING_LAYERS)
+             or (callee.kind == "symbol" and callee.name in _LAYOUT_KEEPING_FUNCTIONS))
+    return keeps and first is not None and _is_contiguous(first, ctx, depth - 1)
 
 
 def _order(expr: cst.BaseExpression, rank: int, ctx: RuleContext) -> Optional[Tuple[cst.BaseExpression, List[int]]]:
