@@ -114,8 +114,6 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         if isinstance(arg, ScalarValue) and isinstance(arg.const, (bool, int, float)) and not (
                 name == "int" and isinstance(arg.const, float) and not math.isfinite(arg.const)):
             const = {"float": float, "int": int, "bool": bool, "complex": complex}[name](arg.const)
-        elif isinstance(arg, StringValue) and arg.const is not None and name in ("int", "float"):
-            const = _parsed(arg.const, name)  # int(os.environ.get("N", "4")), float("0.5")
         elif not args.pos:
             const = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name]
         return derived(ScalarValue(name, const), arg)  # bool(args.fp16) is still the option's default
@@ -213,14 +211,6 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
             return TOP
         return SuperValue(fn.owner, instance)
     return TOP
-
-
-def _parsed(text: str, name: str) -> Any:
-    """``int("4")`` / ``float("0.5")``; None where Python raises."""
-    try:
-        return int(text) if name == "int" else float(text)
-    except ValueError:
-        return None
 
 
 def transposed(rows: Value) -> Value:
