@@ -78,7 +78,7 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
         return annotated
     params = bind_params(interp, fn, args, self_value)
-    informative = force or any(v is not TOP for k, v in params.items()
+    informative = force or any(_informative(k, v, fnode) for k, v in params.items()
                                if not (self_value is not None and k == first_param(fnode)))
     if not informative:
         ensure_standalone(interp, fn)
@@ -99,6 +99,17 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
         interp._memo[key] = result
     inferred = result
     return inferred if inferred is not TOP else annotated
+
+
+def _informative(name: str, value: Value, fnode: Any) -> bool:
+    """Does this argument tell the body more than its standalone analysis knows? A ``*args`` or
+    ``**kwargs`` bound to a known tuple or dict does only through a known item: every call of a
+    ``forward(self, x, *args)`` would otherwise re-run the body for the empty tuple."""
+    params = fnode.params
+    variadic = {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+    if name in variadic and isinstance(value, SequenceValue):
+        return any(item is not TOP for item in value.items or ())
+    return value is not TOP
 
 
 def bind_params(interp: "Interpreter", fn: FunctionValue, args: CallArgs,
