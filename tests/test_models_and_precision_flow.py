@@ -222,6 +222,16 @@ SILENT = {
         feats = conv(torch.randn(2, 3, 10, 10).contiguous(memory_format=torch.channels_last))
         pairs = feats.permute(0, 2, 3, 1).view(-1, 2)
         """,
+    "cat_of_channels_last_maps_is_not_contiguous": """
+        maps = torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+        joined = torch.cat([maps, maps])
+        pixels = joined.permute(0, 2, 3, 1).view(-1, 3)
+        """,
+    "from_numpy_keeps_the_arrays_layout": """
+        import numpy as np
+        table = torch.from_numpy(np.zeros((3, 4), dtype=np.float32).T)
+        flat = table.t().view(-1)
+        """,
     "transposed_twice_is_contiguous_again": """
         x = torch.randn(3, 4)
         y = x.t()

@@ -12,10 +12,11 @@ from ..context import RuleContext
 from .known import _known, _shape
 from .strides import contiguous_strides, permuted, view_strides
 
-#: Calls whose result is a fresh contiguous tensor (no ``memory_format``, no ``_like``).
+#: Calls whose result is a fresh contiguous tensor (no ``memory_format``, no ``_like``; not
+#: cat/stack, which keep channels_last inputs' layout, nor from_numpy, which keeps the array's).
 _FRESH = {"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
           "torch.arange", "torch.tensor", "torch.randint", "torch.linspace", "torch.matmul",
-          "torch.bmm", "torch.mm", "torch.cat", "torch.stack", "torch.from_numpy"}
+          "torch.bmm", "torch.mm"}
 #: nn layers whose output is a fresh contiguous tensor whatever the input's layout.
 _FRESH_LAYERS = {"Linear", "Embedding"}
 #: Layers whose output keeps a contiguous input's (default) memory format.
