@@ -232,6 +232,10 @@ SILENT = {
         table = torch.from_numpy(np.zeros((3, 4), dtype=np.float32).T)
         flat = table.t().view(-1)
         """,
+    "torch_tensor_of_a_tensor_keeps_its_layout": """
+        rows = torch.tensor(torch.randn(3, 4).t())
+        flat = rows.t().view(-1)
+        """,
     "transposed_twice_is_contiguous_again": """
         x = torch.randn(3, 4)
         y = x.t()

@@ -15,7 +15,7 @@ from .strides import contiguous_strides, permuted, view_strides
 #: Calls whose result is a fresh contiguous tensor (no ``memory_format``, no ``_like``; not
 #: cat/stack, which keep channels_last inputs' layout, nor from_numpy, which keeps the array's).
 _FRESH = {"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
-          "torch.arange", "torch.tensor", "torch.randint", "torch.linspace", "torch.matmul",
+          "torch.arange", "torch.randint", "torch.linspace", "torch.matmul",
           "torch.bmm", "torch.mm"}
 #: nn layers whose output is a fresh contiguous tensor whatever the input's layout.
 _FRESH_LAYERS = {"Linear", "Embedding"}
@@ -155,6 +155,8 @@ def _is_contiguous(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bo
         return False
     if callee.kind == "symbol" and callee.name in _FRESH and "memory_format" not in callee.args.kw:
         return True
+    if callee.kind == "symbol" and callee.name == "torch.tensor" and expr.args:
+        return isinstance(expr.args[0].value, (cst.List, cst.Tuple))  # torch.tensor(t) keeps t's strides
     if callee.kind == "module" and getattr(callee.receiver, "short_name", None) in _FRESH_LAYERS:
         return True
     if callee.kind == "method" and callee.name == "contiguous":
