@@ -12,15 +12,13 @@ one subprocess: the bad program raises what the case says, the twin runs to its 
 """
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import pytest
+from torch_runs import run_in_torch
 
 from torchtype_lint.check import Settings, check_source
 from torchtype_lint.rules.shape.strides import contiguous_strides, permuted, view_strides
@@ -275,26 +273,6 @@ def test_fixed_twin_is_silent(case: Case) -> None:
     assert findings(case.good) == []
 
 
-def _run_in_torch(programs: Dict[str, str]) -> Dict[str, str]:
-    """Each program run with real torch: "" when it ran, else "Type: message"."""
-    pytest.importorskip("torch")
-    runner = textwrap.dedent("""
-        import json, sys
-        results = {}
-        for name, source in json.loads(sys.stdin.read()).items():
-            try:
-                exec(compile(source, name, "exec"), {"__name__": "__main__"})
-            except Exception as error:  # what torch raised is the result
-                results[name] = f"{type(error).__name__}: {error}"
-            else:
-                results[name] = ""
-        print(json.dumps(results))
-    """)
-    done = subprocess.run([sys.executable, "-c", runner], input=json.dumps(programs), capture_output=True,
-                          text=True, timeout=300, check=True)
-    return json.loads(done.stdout)
-
-
 def test_every_case_is_true_in_torch() -> None:
     programs = {}
     for case in CASES:
@@ -302,7 +280,7 @@ def test_every_case_is_true_in_torch() -> None:
         programs[case.name + ":good"] = _program(case.good)
     for name, body in SILENT.items():
         programs[name + ":silent"] = _program(body)
-    results = _run_in_torch(programs)
+    results = run_in_torch(programs)
     for name in SILENT:
         assert results[name + ":silent"] == "", (name, results[name + ":silent"])
     for case in CASES:
