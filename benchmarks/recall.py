@@ -4,6 +4,7 @@
     python benchmarks/recall.py --out docs/recall.md   # ... and write the report as markdown
     python benchmarks/recall.py --no-verify            # lint only (no torch needed)
     python benchmarks/recall.py --only 01,17           # a subset, by number
+    python benchmarks/recall.py --only 200 --verify-only   # torch verification only, no linting
     python benchmarks/recall.py --linter-commit HEAD   # lint with a commit's package, not the working tree's
 
 ``benchmarks/programs/`` holds pairs ``NN_<slug>_bug.py`` / ``NN_<slug>_fixed.py`` (two or three
@@ -785,6 +786,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", help="write the report as markdown to this file")
     parser.add_argument("--no-verify", action="store_true", help="skip the torch verification")
     parser.add_argument("--only", help="comma-separated program numbers")
+    parser.add_argument("--verify-only", action="store_true",
+                        help="run the torch verification and stop: no linting (for writing held-out programs "
+                             "without seeing what the linter says about them)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="parallel programs / lint workers (default 2)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program (default 60)")
     parser.add_argument("--linter-commit", metavar="REV",
@@ -818,6 +822,8 @@ def _run(args: argparse.Namespace, revision: str) -> int:
         for verdict in verdicts:
             status = "ok  " if verdict.ok else "FAIL"
             print(f"{status} {verdict.program.name} ({verdict.seconds:.1f} s): {verdict.detail}", file=sys.stderr)
+    if args.verify_only:
+        return 0 if verdicts is None or all(v.ok for v in verdicts) else 1
     findings = lint([p.path for pair in pairs for p in (pair.bug, pair.fixed)], jobs=args.jobs)
     scores = score(pairs, findings)
     for s in scores:
