@@ -1,0 +1,61 @@
+"""Fixed twin of 235_tt_backend_sets_default_double_bug.py: the helper no longer changes the global default dtype (the line the library removed), so the feature batches stay float32.
+
+family: precision
+expected: success
+source: https://github.com/rballester/tntorch/issues/4
+"""
+import random
+
+import torch
+import torch.nn as nn
+
+
+def load_tt_backend():
+    """Stand-in for the lazy `import tntorch`; it leaves the global default dtype alone."""
+    return None
+
+
+def compress_item_table(table, rank):
+    load_tt_backend()
+    u, s, vh = torch.linalg.svd(table.double(), full_matrices=False)
+    return (u[:, :rank] * s[:rank]) @ vh[:rank]
+
+
+class RatingModel(nn.Module):
+    def __init__(self, n_features, hidden=16):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, feats):
+        return self.mlp(feats).squeeze(-1)
+
+
+def read_rows(n, n_features, seed=0):
+    rnd = random.Random(seed)
+    return [[rnd.random() for _ in range(n_features)] + [rnd.uniform(1, 5)] for _ in range(n)]
+
+
+def batches(rows, batch_size):
+    for i in range(0, len(rows), batch_size):
+        chunk = rows[i:i + batch_size]
+        yield torch.tensor([r[:-1] for r in chunk]), torch.tensor([r[-1] for r in chunk])
+
+
+def main():
+    torch.manual_seed(0)
+    n_features = 6
+    model = RatingModel(n_features)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    item_table = torch.randn(10, 8)
+    compact = compress_item_table(item_table, rank=3)
+    print("tt error", (compact - item_table.double()).norm().item())
+    for feats, ratings in batches(read_rows(40, n_features), batch_size=8):
+        loss = nn.functional.mse_loss(model(feats), ratings.float())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(f"loss {loss.item():.3f}")
+
+
+if __name__ == "__main__":
+    main()
