@@ -53,8 +53,7 @@ class MultiLabelTextClassificationHead(TextClassificationHead):
         return self.loss_fct(logits, label_ids.float()).mean(dim=1)
 
 
-HEADS = {"TextClassificationHead": TextClassificationHead,
-         "MultiLabelTextClassificationHead": MultiLabelTextClassificationHead}
+HEADS = {cls.__name__: cls for cls in (TextClassificationHead, MultiLabelTextClassificationHead)}
 
 
 class AdaptiveModel(nn.Module):
@@ -68,8 +67,7 @@ class AdaptiveModel(nn.Module):
 
 
 def main(cfg):
-    torch.manual_seed(0)
-    g = torch.Generator().manual_seed(0)
+    g = torch.manual_seed(0)
     names = cfg["task"]["label_list"]
     dicts = [{"tokens": torch.randint(1, 300, (12,), generator=g).tolist(),
               "labels": [names[i % 4], names[(i * 3 + 1) % 4]]} for i in range(16)]
