@@ -28,7 +28,7 @@ class AttModel(nn.Module):
         self.logit = nn.Linear(self.rnn_size, opt.vocab_size + 1)
 
     def _prepare_feature(self, fc_feats, att_feats):
-        att_feats = self.att_embed(att_feats)  # bug: (batch, regions, feat) into BatchNorm1d(feat)  # cause: not packed to (regions, feat)
+        att_feats = self.att_embed(att_feats)  # bug: BatchNorm1d(feat) gets (batch, regions, feat)  # cause: not packed
         p_att_feats = self.ctx2att(att_feats)
         return self.fc_embed(fc_feats), att_feats, p_att_feats
 
