@@ -95,9 +95,9 @@ def lint(directories: List[str], jobs: int, select: List[str], linter_root: str 
 
 
 def _time_one(path: str) -> tuple:
-    from torchtype_lint.runner import check_bytes_deep
-    from torchtype_lint.selection import Selection
-    from torchtype_lint.settings import Settings
+    from torchtype_lint.run.runner import check_bytes_deep
+    from torchtype_lint.model.selection import Selection
+    from torchtype_lint.model.settings import Settings
 
     with open(path, "rb") as handle:
         data = handle.read()

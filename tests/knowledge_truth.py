@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional, Tuple
 import libcst as cst
 
 from torchtype_lint.engine.interpreter import Interpreter
-from torchtype_lint.values import (
+from torchtype_lint.model.values import (
     TOP, ArrayValue, ScalarValue, SequenceValue, TensorValue, Value,
 )
 

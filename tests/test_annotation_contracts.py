@@ -15,15 +15,15 @@ from typing import Any, Dict, Sequence, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.explain import explain_interpreter
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.cli.explain import explain_interpreter
 from torchtype_lint.knowledge import shapes as S
 from torchtype_lint.knowledge.symbolic_dims import (
     SymbolicSize, as_dim, differ_for_every, equality_condition, product, quotient, same_for_every,
 )
 from torchtype_lint.rules.base import get_rule as rule_by_code
 import torchtype_lint.rules.catalogue  # noqa: F401 - registers every rule
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("jaxtyping")

@@ -21,9 +21,9 @@ from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.explain import explain_interpreter
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.cli.explain import explain_interpreter
+from torchtype_lint.model.selection import Selection
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("jaxtyping")

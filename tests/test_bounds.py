@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from torchtype_lint import bounded, runner
-from torchtype_lint.check import check_source
-from torchtype_lint.settings import Settings
+from torchtype_lint.run import bounded, runner
+from torchtype_lint.checker.check import check_source
+from torchtype_lint.model.settings import Settings
 
 HEAD = "import torch\n"
 BAD = "x = torch.ones(2, dtype=torch.int64)\nx.float()\n"
@@ -144,7 +144,7 @@ def test_call_bounded_survives_a_crash_in_native_code():
 @needs_fork
 def test_single_file_runs_have_a_hard_wall_clock_deadline(tmp_path, monkeypatch):
     # Before, -j1 and single files ran in-process with no deadline at all.
-    import torchtype_lint.check as check_module
+    import torchtype_lint.checker.check as check_module
 
     path = tmp_path / "stuck.py"
     path.write_text(HEAD + BAD)
@@ -159,7 +159,7 @@ def test_single_file_runs_have_a_hard_wall_clock_deadline(tmp_path, monkeypatch)
 @needs_fork
 @needs_memory_cap
 def test_a_worker_out_of_memory_costs_one_file(tmp_path, monkeypatch):
-    import torchtype_lint.check as check_module
+    import torchtype_lint.checker.check as check_module
 
     real = check_module.check_bytes
     greedy, fine = tmp_path / "greedy.py", tmp_path / "fine.py"

@@ -23,10 +23,10 @@ import time
 
 import pytest
 
-from torchtype_lint import cache as cache_module
-from torchtype_lint import runner
-from torchtype_lint.cache import Cache, prune
-from torchtype_lint.check import Settings
+from torchtype_lint.run import cache as cache_module
+from torchtype_lint.run import runner
+from torchtype_lint.run.cache import Cache, prune
+from torchtype_lint.checker.check import Settings
 
 # TTL101 with a fix and TTL207 with provenance: every field of an entry is there.
 BAD = textwrap.dedent("""\
@@ -350,8 +350,8 @@ def test_a_package_beside_a_module_is_what_python_imports(tmp_path):
 _READ_ENTRY = """
 import os, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # an unbounded read ends in MemoryError, fast
-from torchtype_lint.cache import Cache
-from torchtype_lint.settings import Settings
+from torchtype_lint.run.cache import Cache
+from torchtype_lint.model.settings import Settings
 cache_dir, path, what = sys.argv[1:]
 cache = Cache(cache_dir, Settings())
 key = cache.key(open(path, "rb").read(), path)

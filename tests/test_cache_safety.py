@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchtype_lint import cache as cache_module
-from torchtype_lint import runner
-from torchtype_lint.cache import Cache, prune
-from torchtype_lint.check import Settings
-from torchtype_lint.selection import Selection
+from torchtype_lint.run import cache as cache_module
+from torchtype_lint.run import runner
+from torchtype_lint.run.cache import Cache, prune
+from torchtype_lint.checker.check import Settings
+from torchtype_lint.model.selection import Selection
 
 # Two findings: one with a fix (TTL101) and one with provenance (TTL207), so every field is there.
 BAD = textwrap.dedent("""\
@@ -365,9 +365,9 @@ def test_a_warm_run_does_not_scan_the_cache(tmp_path, monkeypatch):
 
 _KILLED_WRITER = """
 import json, os, signal, sys
-import torchtype_lint.cache as cache_module
-from torchtype_lint.cache import Cache
-from torchtype_lint.check import Settings
+import torchtype_lint.run.cache as cache_module
+from torchtype_lint.run.cache import Cache
+from torchtype_lint.checker.check import Settings
 
 real_dump = json.dump
 def dump_then_die(obj, handle, **kwargs):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint.cli import COMMANDS, main
+from torchtype_lint.cli.main import COMMANDS, main
 from torchtype_lint.rules.base import all_rules
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -195,7 +195,7 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_a_crash_of_the_tool_exits_2_without_a_traceback(tmp_path, capsys, monkeypatch):
-    import torchtype_lint.check_command as check_command
+    import torchtype_lint.cli.check_command as check_command
 
     def crash(args):
         raise RuntimeError("simulated\ncrash")

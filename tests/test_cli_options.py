@@ -382,7 +382,7 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_on_a_terminal_after_the_delay_and_cleared_at_the_end(monkeypatch):
-    import torchtype_lint.progress as progress
+    import torchtype_lint.report.progress as progress
 
     monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain line, whatever is installed
     stream = _Terminal()
@@ -395,7 +395,7 @@ def test_progress_on_a_terminal_after_the_delay_and_cleared_at_the_end(monkeypat
 
 
 def test_no_progress_before_the_delay_or_off_a_terminal():
-    from torchtype_lint.progress import Progress
+    from torchtype_lint.report.progress import Progress
 
     quick = _Terminal()
     bar = Progress(3, stream=quick)  # the default delay: a fast run shows nothing
@@ -410,7 +410,7 @@ def test_no_progress_before_the_delay_or_off_a_terminal():
 
 def test_progress_uses_tqdm_when_installed():
     pytest.importorskip("tqdm")
-    from torchtype_lint.progress import Progress
+    from torchtype_lint.report.progress import Progress
 
     stream = _Terminal()
     bar = Progress(4, stream=stream, delay=0.0)

@@ -80,12 +80,12 @@ def test_the_linter_never_imports_torch_or_numpy(tmp_path):
     (tmp_path / "t.py").write_text("import numpy as np\nimport torch\nx = torch.from_numpy(np.ones(3))\nx.float()\n")
     code = (
         "import sys\n"
-        "from torchtype_lint.cli import main\n"
+        "from torchtype_lint.cli.main import main\n"
         f"main(['check', '--isolated', '--no-cache', '-j', '1', {str(tmp_path / 't.py')!r}])\n"
         f"main(['explain', {str(tmp_path / 't.py')!r}])\n"
         "main(['check', '--isolated', '--no-cache', '--output-format', 'sarif', '-j', '1', "
         f"{str(tmp_path / 't.py')!r}])\n"
-        "import torchtype_lint.frontends.flake8_plugin, torchtype_lint.fix, torchtype_lint.docs\n"
+        "import torchtype_lint.frontends.flake8_plugin, torchtype_lint.edit.fix, torchtype_lint.report.rule_docs\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy'))\n"
         "print('IMPORTED', bad)\n"
     )
@@ -98,7 +98,7 @@ def test_wheel_ships_one_package_and_no_top_level_rules():
     assert wheel["packages"] == ["torchtype_lint"]
     assert PYPROJECT["project"]["entry-points"]["flake8.extension"] == {
         "TTL": "torchtype_lint.frontends.flake8_plugin:TorchTypeChecker"}
-    assert PYPROJECT["project"]["scripts"] == {"torchtype-lint": "torchtype_lint.cli:main"}
+    assert PYPROJECT["project"]["scripts"] == {"torchtype-lint": "torchtype_lint.cli.main:main"}
 
 
 def test_confirm_runs_from_a_non_editable_install(tmp_path):
@@ -121,7 +121,7 @@ def test_confirm_runs_from_a_non_editable_install(tmp_path):
     (elsewhere / "fixtures" / "TTL101" / "bad_planted.py").write_text("raise SystemExit('ran the cwd')\n")
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import torchtype_lint; "
             "assert torchtype_lint.__file__.startswith(sys.argv[1]), torchtype_lint.__file__; "
-            "from torchtype_lint.cli import main; "
+            "from torchtype_lint.cli.main import main; "
             "sys.exit(main(['confirm', '--rule', 'TTL101', '--device', 'cpu', '--no-lint']))")
     proc = subprocess.run([sys.executable, "-c", code, str(site)], cwd=elsewhere,
                           capture_output=True, text=True, timeout=300)

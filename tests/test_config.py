@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint.cli import main
-from torchtype_lint.config import ConfigError, RunPlan, find_config_file, load_config, path_matches
+from torchtype_lint.cli.main import main
+from torchtype_lint.run.config import ConfigError, RunPlan, find_config_file, load_config, path_matches
 
 DISCARDED = textwrap.dedent("""\
     import torch

@@ -12,9 +12,9 @@ import textwrap
 
 import pytest
 
-from torchtype_lint.check import check_source
+from torchtype_lint.checker.check import check_source
 from torchtype_lint.engine.configuration import assumption_note, folded_comparison
-from torchtype_lint.values import NoneValue, ScalarValue, SequenceValue, StringValue
+from torchtype_lint.model.values import NoneValue, ScalarValue, SequenceValue, StringValue
 
 
 def findings(source: str):

@@ -15,10 +15,10 @@ from typing import List, Set, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.contracts import table
 from torchtype_lint.rules.contract.judged_calls import COVERED_BY_TTL211
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Pairs per claim ("fails on CPU" / "works on CPU") run in torch: 2 x 130 = 260 pairs.
@@ -92,7 +92,7 @@ def test_every_name_has_all_three_sets_and_known_ops():
 def test_linter_never_imports_torch_and_loads_the_table_lazily():
     script = textwrap.dedent("""
         import sys
-        from torchtype_lint.check import check_source
+        from torchtype_lint.checker.check import check_source
         from torchtype_lint.contracts import table
         check_source("x = 1\\nprint(x)\\n")
         loaded_for_plain_code = table._data.cache_info().currsize

@@ -17,14 +17,14 @@ from typing import List, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.contracts import table
 from torchtype_lint.contracts.convert_reference import from_reference
 from torchtype_lint.contracts.merge import merge, pair_counts
 from torchtype_lint.contracts.observations import (
     OBSERVATIONS_DIR, Observation, OpObservation, Provenance, dumps, loads, newest, read,
 )
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE_OF = {name: code for code, name in table.DTYPE_CODES.items()}

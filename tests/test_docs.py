@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint import docs
-from torchtype_lint.cli import main
-from torchtype_lint.findings import RULE_DOCS_BASE, rule_url
+from torchtype_lint.report import rule_docs as docs
+from torchtype_lint.cli.main import main
+from torchtype_lint.model.findings import RULE_DOCS_BASE, rule_url
 from torchtype_lint.rules.base import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
@@ -19,7 +19,7 @@ RULES = all_rules()
 
 def test_generated_docs_are_up_to_date():
     stale = docs.stale_files(str(REPO))
-    assert stale == [], f"stale generated docs {stale}: run `python -m torchtype_lint.docs`"
+    assert stale == [], f"stale generated docs {stale}: run `python -m torchtype_lint.report.rule_docs`"
 
 
 def test_docs_check_command_exit_codes(tmp_path):

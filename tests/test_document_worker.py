@@ -1,6 +1,6 @@
 """The language server's analyses run in the resident child, which keeps each document's last
 analysis between edits yet never lets one document hang or kill the server
-(torchtype_lint/incremental/worker.py, torchtype_lint/resident.py)."""
+(torchtype_lint/run/incremental/worker.py, torchtype_lint/run/resident.py)."""
 from __future__ import annotations
 
 import os
@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from torchtype_lint import bounded, resident
-from torchtype_lint.check import check_source
-from torchtype_lint.incremental import session
-from torchtype_lint.incremental.worker import check_document
-from torchtype_lint.settings import Settings
+from torchtype_lint.run import bounded, resident
+from torchtype_lint.checker.check import check_source
+from torchtype_lint.run.incremental import session
+from torchtype_lint.run.incremental.worker import check_document
+from torchtype_lint.model.settings import Settings
 
 pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="the resident child is forked")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from torchtype_lint.knowledge.annotations import JAXTYPING_DTYPES
-from torchtype_lint.values import DTYPE_FAMILIES, FLOAT32, FLOAT64, describe_dtypes
+from torchtype_lint.model.values import DTYPE_FAMILIES, FLOAT32, FLOAT64, describe_dtypes
 
 
 def test_a_family_is_named_in_messages():

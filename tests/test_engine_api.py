@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchtype_lint.engine.interpreter import Interpreter
-from torchtype_lint.values import TOP, ModuleValue, TensorValue
+from torchtype_lint.model.values import TOP, ModuleValue, TensorValue
 
 
 def _run(source, node_type=cst.Call):

@@ -10,7 +10,7 @@ import time
 import libcst as cst
 
 from torchtype_lint.engine.interpreter import Interpreter
-from torchtype_lint.values import TensorValue
+from torchtype_lint.model.values import TensorValue
 
 BLOCK = '''
 class Net{i}(nn.Module):

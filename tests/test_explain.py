@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint.cli import main
-from torchtype_lint.explain import explain_path
+from torchtype_lint.cli.main import main
+from torchtype_lint.cli.explain import explain_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "engine"
 PROGRAMS = sorted(p for p in FIXTURES.glob("*.py"))
@@ -119,9 +119,9 @@ def test_module_attributes_buffers_and_in_place_casts():
 def test_module_description_is_the_one_at_the_assignment():
     # model.double() later mutates the module; the assignment line shows it as it was then.
     source = "import torch\nlayer = torch.nn.Linear(2, 3)\nlayer.double()\nsame = layer\n"
-    from torchtype_lint.check import Settings, check_source
-    from torchtype_lint.explain import explain_interpreter
-    from torchtype_lint.selection import Selection
+    from torchtype_lint.checker.check import Settings, check_source
+    from torchtype_lint.cli.explain import explain_interpreter
+    from torchtype_lint.model.selection import Selection
 
     result = check_source(source, "m.py", Settings(selection=Selection(select=[])), keep_analysis=True)
     out = explain_interpreter(result.interpreter, result.module)
@@ -211,8 +211,8 @@ def test_scopes_global_writes_and_method_attributes():
 
 
 def test_a_method_alone_does_not_trust_attributes_other_methods_reassign():
-    from torchtype_lint.check import Settings, check_source
-    from torchtype_lint.selection import Selection
+    from torchtype_lint.checker.check import Settings, check_source
+    from torchtype_lint.model.selection import Selection
 
     source = (FIXTURES / "scopes.py").read_text().replace(
         "tracker = Tracker()\nout = tracker(torch.ones(3))\n", "")

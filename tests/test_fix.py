@@ -6,11 +6,11 @@ import textwrap
 import libcst as cst
 import pytest
 
-from torchtype_lint import fix as fix_module
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.cli import main
-from torchtype_lint.findings import Finding, Fix, Location
-from torchtype_lint.selection import Selection
+from torchtype_lint.edit import fix as fix_module
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.cli.main import main
+from torchtype_lint.model.findings import Finding, Fix, Location
+from torchtype_lint.model.selection import Selection
 
 SOURCE = textwrap.dedent("""\
     import torch

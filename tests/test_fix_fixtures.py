@@ -15,10 +15,10 @@ from typing import Dict
 
 import pytest
 
-from torchtype_lint.check import Settings
-from torchtype_lint.fix import fix_source, is_valid_python
+from torchtype_lint.checker.check import Settings
+from torchtype_lint.edit.fix import fix_source, is_valid_python
 from torchtype_lint.rules.base import get_rule
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 
-from torchtype_lint import fix as fix_module
-from torchtype_lint.cli import main
+from torchtype_lint.edit import fix as fix_module
+from torchtype_lint.cli.main import main
 
 BAD = textwrap.dedent("""\
     import torch

@@ -14,8 +14,8 @@ from typing import List, Set, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_path
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_path
+from torchtype_lint.model.selection import Selection
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TTL\d{3}(?:\s*,\s*TTL\d{3})*)")

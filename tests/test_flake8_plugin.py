@@ -24,7 +24,7 @@ DISCARDED = textwrap.dedent("""\
 def fresh_resident_child():
     """In-process flake8 runs analyse in this process's resident child (resident.py), forked
     with what this process held then: a test's monkeypatches reach it only if it starts after."""
-    from torchtype_lint.resident import stop_resident
+    from torchtype_lint.run.resident import stop_resident
 
     stop_resident()
     yield
@@ -131,7 +131,7 @@ def three_files(tmp_path, monkeypatch):
 
 
 def test_plugin_failure_becomes_one_ttl000_and_other_files_are_checked(three_files, monkeypatch, capsys):
-    import torchtype_lint.check as check_module
+    import torchtype_lint.checker.check as check_module
 
     real = check_module.check_source
 
@@ -154,7 +154,7 @@ def test_engine_failure_inside_check_is_a_ttl000_too(three_files, monkeypatch, c
     # A crash deeper down (in the interpreter) is caught by check itself, for every front end.
     from torchtype_lint.engine import interpreter
 
-    import torchtype_lint.check as check_module
+    import torchtype_lint.checker.check as check_module
 
     real_run = interpreter.Interpreter.run
 

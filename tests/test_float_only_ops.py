@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.contracts import table
 from torchtype_lint.knowledge.float_only_ops import FLOAT_ONLY, FUNCTIONAL, LINALG_NORMS, OP_NAMES, covered_names
 from torchtype_lint.knowledge.ops import module_op
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402

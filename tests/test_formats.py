@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from torchtype_lint.cli import main
-from torchtype_lint.findings import Finding, Location, ProvenanceStep, rule_url
-from torchtype_lint.headline import headline
-from torchtype_lint.reporting import FORMATTERS, format_github, render
+from torchtype_lint.cli.main import main
+from torchtype_lint.model.findings import Finding, Location, ProvenanceStep, rule_url
+from torchtype_lint.model.headline import headline
+from torchtype_lint.report.reporting import FORMATTERS, format_github, render
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 

@@ -22,8 +22,8 @@ from lsprotocol import types as T  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
 
 from precommit_support import CHECKOUT, make_project, run_hook  # noqa: E402
-from torchtype_lint.findings import ProvenanceStep  # noqa: E402
-from torchtype_lint.headline import headline  # noqa: E402
+from torchtype_lint.model.findings import ProvenanceStep  # noqa: E402
+from torchtype_lint.model.headline import headline  # noqa: E402
 
 #: path, cell (0 outside notebooks), line, column (1-based code points), code, message
 Finding = Tuple[str, int, int, int, str, str]

@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.selection import Selection
 
 ALL_RULES = Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"]))
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,

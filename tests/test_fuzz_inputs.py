@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchtype_lint import runner
-from torchtype_lint.check import check_bytes
-from torchtype_lint.settings import Settings
+from torchtype_lint.run import runner
+from torchtype_lint.checker.check import check_bytes
+from torchtype_lint.model.settings import Settings
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -207,7 +207,7 @@ def test_separator_count_never_exceeds_the_syntax_nodes(parts):
     # and comments before CPython parses it: that count must be a lower bound on the nodes.
     import ast
 
-    from torchtype_lint.screen import _SEPARATORS
+    from torchtype_lint.source.screen import _SEPARATORS
 
     lines = [f"v{i} = ({piece}, {literal})" + ("  # a, b, and, or" if comment else "")
              for i, (piece, literal, comment) in enumerate(parts)]

@@ -16,14 +16,14 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.harness import fixtures as fx
 from torchtype_lint.harness.confirm import CONFIRMED, CONTRADICTED, judge
 from torchtype_lint.knowledge import gpu_only
 from torchtype_lint.knowledge.devices import CUDA_IF_AVAILABLE, Device, device_origin
 from torchtype_lint.rules.base import get_rule
-from torchtype_lint.selection import Selection
-from torchtype_lint.values import DeviceValue, ModuleValue, TensorValue
+from torchtype_lint.model.selection import Selection
+from torchtype_lint.model.values import DeviceValue, ModuleValue, TensorValue
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -308,7 +308,7 @@ def test_the_message_says_cpu_works_the_gpu_fails_what_cuda_said_where_and_since
 
 
 def test_the_masked_write_fix_makes_the_cpu_conversion_explicit():
-    from torchtype_lint.fix import fix_source
+    from torchtype_lint.edit.fix import fix_source
 
     settings = Settings(selection=Selection(select=["TTL260"]))
     fixed, count, left = fix_source(textwrap.dedent(MASKED_WRITE.format(device=IDIOM)), "m.py", settings)

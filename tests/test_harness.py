@@ -22,8 +22,8 @@ import pytest
 if importlib.util.find_spec("torch") is None:
     pytest.skip("torch is not installed: the runtime harness cannot run", allow_module_level=True)
 
-from torchtype_lint import cli  # noqa: E402
-from torchtype_lint.check import check_path  # noqa: E402
+from torchtype_lint.cli import main as cli  # noqa: E402
+from torchtype_lint.checker.check import check_path  # noqa: E402
 from torchtype_lint.harness import confirm as C  # noqa: E402
 from torchtype_lint.harness import fixtures as fx  # noqa: E402
 from torchtype_lint.harness import pool  # noqa: E402
@@ -31,7 +31,7 @@ from torchtype_lint.harness.commands import confirm_hook  # noqa: E402
 from torchtype_lint.harness.reproduce import PRELUDE  # noqa: E402
 from torchtype_lint.rules import base  # noqa: E402
 from torchtype_lint.rules.base import Rule, RuntimeClaim, all_rules  # noqa: E402
-from torchtype_lint.values import COMMON_DTYPES  # noqa: E402
+from torchtype_lint.model.values import COMMON_DTYPES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -328,10 +328,10 @@ def test_confirm_without_torch_is_a_usage_error(monkeypatch: pytest.MonkeyPatch,
 def test_a_rules_own_reproduce_hook_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst as cst
 
-    from torchtype_lint.check import Settings
+    from torchtype_lint.checker.check import Settings
     from torchtype_lint.harness.facts import collect
     from torchtype_lint.harness.reproduce import build, generic
-    from torchtype_lint.selection import Selection
+    from torchtype_lint.model.selection import Selection
 
     class ZerosRule(Rule):
         code = "TTL996"
@@ -361,10 +361,10 @@ def test_a_rules_own_reproduce_hook_comes_first(monkeypatch: pytest.MonkeyPatch)
 def test_reproductions_never_load_files_or_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst as cst
 
-    from torchtype_lint.check import Settings
+    from torchtype_lint.checker.check import Settings
     from torchtype_lint.harness.facts import collect
     from torchtype_lint.harness.reproduce import generic
-    from torchtype_lint.selection import Selection
+    from torchtype_lint.model.selection import Selection
 
     class EveryAddition(Rule):
         code = "TTL997"

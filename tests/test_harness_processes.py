@@ -31,8 +31,8 @@ import pytest
 if importlib.util.find_spec("torch") is None:
     pytest.skip("torch is not installed: the harness's workers cannot run", allow_module_level=True)
 
-from torchtype_lint import cli  # noqa: E402
-from torchtype_lint.check import check_path  # noqa: E402
+from torchtype_lint.cli import main as cli  # noqa: E402
+from torchtype_lint.checker.check import check_path  # noqa: E402
 from torchtype_lint.harness import pool  # noqa: E402
 from torchtype_lint.harness.commands import confirm_hook  # noqa: E402
 from torchtype_lint.harness.pool import DeviceRun, Workers  # noqa: E402

@@ -20,11 +20,11 @@ from typing import Dict, List
 import libcst as cst
 import pytest
 
-from torchtype_lint.check import Settings
+from torchtype_lint.checker.check import Settings
 from torchtype_lint.harness import allowlist, literals, pool, reproduce
 from torchtype_lint.harness.facts import collect
 from torchtype_lint.harness.snippet_guard import UnsafeSnippet, verify, verify_script
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

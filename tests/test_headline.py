@@ -1,8 +1,8 @@
 """The concise format's headline: a finding's message cut to one scannable line."""
 from __future__ import annotations
 
-from torchtype_lint.findings import Finding, Location, ProvenanceStep
-from torchtype_lint.headline import MAX_HEADLINE, headline
+from torchtype_lint.model.findings import Finding, Location, ProvenanceStep
+from torchtype_lint.model.headline import MAX_HEADLINE, headline
 
 ROOT = ProvenanceStep(34, 0, "torch.randint(0, 256, (BATCH, 3, 32, 32), dtype=torch.uint8)", "dtype=uint8")
 

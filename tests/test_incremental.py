@@ -1,7 +1,7 @@
 """The language server's incremental re-analysis gives exactly what a full analysis gives.
 
 ``IncrementalChecker`` re-parses only edited statements and re-runs only the units of the
-analysis an edit can change (torchtype_lint/incremental). The differential test edits every
+analysis an edit can change (torchtype_lint/run/incremental). The differential test edits every
 fixture and recall program (insert, delete, duplicate lines, change numbers) and compares each
 result with ``check_source`` of the same text, message for message.
 """
@@ -14,9 +14,9 @@ from typing import List, Tuple
 
 import pytest
 
-from torchtype_lint.check import check_source
-from torchtype_lint.incremental.chunks import split_lines_at_statements, split_module
-from torchtype_lint.incremental.session import IncrementalChecker
+from torchtype_lint.checker.check import check_source
+from torchtype_lint.run.incremental.chunks import split_lines_at_statements, split_module
+from torchtype_lint.run.incremental.session import IncrementalChecker
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_FILES = sorted(ROOT.glob("fixtures/TTL*/*.py")) + sorted(ROOT.glob("benchmarks/programs/*.py"))
@@ -276,9 +276,9 @@ def test_a_rebuilt_main_has_the_positions_of_the_whole_parse(path: Path) -> None
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from torchtype_lint.incremental.entry import find_entry
-    from torchtype_lint.incremental.function_body import SplitFunction
-    from torchtype_lint.incremental.session import _names
+    from torchtype_lint.run.incremental.entry import find_entry
+    from torchtype_lint.run.incremental.function_body import SplitFunction
+    from torchtype_lint.run.incremental.session import _names
 
     text = _inside_main(path.read_text())
     split = split_module(text)

@@ -21,11 +21,12 @@ import time
 
 import pytest
 
-from torchtype_lint import fix as fix_module
-from torchtype_lint import reading, runner
-from torchtype_lint.cli import main
-from torchtype_lint.project.imports import ProjectImports
-from torchtype_lint.settings import Settings
+from torchtype_lint.edit import fix as fix_module
+from torchtype_lint.source import reading
+from torchtype_lint.run import runner
+from torchtype_lint.cli.main import main
+from torchtype_lint.source.project.imports import ProjectImports
+from torchtype_lint.model.settings import Settings
 
 BAD = textwrap.dedent("""\
     import torch
@@ -236,7 +237,7 @@ def _stuck(data, path, settings=None):
 @needs_fork
 @pytest.mark.parametrize("front_end", ["pool", "one text"])
 def test_a_file_stopped_at_the_hard_deadline_is_told_its_budget(tmp_path, monkeypatch, front_end):
-    import torchtype_lint.check as check_module
+    import torchtype_lint.checker.check as check_module
 
     monkeypatch.setattr(check_module, "check_bytes", _stuck)  # the workers are forked: they see it
     monkeypatch.setattr(runner, "hard_deadline", lambda settings: 1.0)  # the grace, shortened

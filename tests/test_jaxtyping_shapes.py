@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from torchtype_lint.check import check_source
+from torchtype_lint.checker.check import check_source
 from torchtype_lint.knowledge.annotations import ShapeSpecError, parse_shape_string
 from torchtype_lint.knowledge.jaxtyping_shapes import parse_jaxtyping_shape
 

@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 from knowledge_truth import contradiction, engine_globals  # noqa: E402
 
 from torchtype_lint.knowledge import dtypes as D  # noqa: E402
-from torchtype_lint.values import COMMON_DTYPES, TensorValue  # noqa: E402
+from torchtype_lint.model.values import COMMON_DTYPES, TensorValue  # noqa: E402
 
 OPS = ("+", "-", "*", "/", "==", "!=", "<", ">=")
 PY_SCALARS = {"bool": "True", "int": "3", "float": "2.5", "complex": "2j"}

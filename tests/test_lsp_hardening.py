@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from torchtype_lint import bounded
+from torchtype_lint.run import bounded
 
 pytest.importorskip("pygls")
 
@@ -44,9 +44,9 @@ BAD = "import torch\n\nlabels = torch.tensor([0, 1, 1, 0])\nlabels.float()\n"
 SERVER = r"""
 import os, sys, time
 
-from torchtype_lint import bounded
-import torchtype_lint.check as check
-from torchtype_lint.incremental import session
+from torchtype_lint.run import bounded
+import torchtype_lint.checker.check as check
+from torchtype_lint.run.incremental import session
 
 SERVER, LOG, GATE = os.getpid(), os.environ["TTL_TEST_LOG"], os.environ["TTL_TEST_GATE"]
 analyse_whole, check_incrementally = check.check_source, session.IncrementalChecker.check
@@ -302,7 +302,7 @@ def test_every_body_that_is_not_json_gets_a_parse_error_with_a_null_id(server: S
 
 PARENT = r"""
 import os, sys, time
-from torchtype_lint import bounded, resident
+from torchtype_lint.run import bounded, resident
 
 if sys.argv[2] == "watchdog-only":
     bounded._set_parent_death_signal = lambda: False  # as where prctl does not exist

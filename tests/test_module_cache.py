@@ -12,9 +12,9 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.engine import module_cache
-from torchtype_lint.project import sources
+from torchtype_lint.source.project import sources
 
 Findings = List[Tuple[int, str]]
 
@@ -164,7 +164,7 @@ def test_an_edited_module_is_run_again(tmp_path):
 def test_what_counts_as_immutable():
     import torch  # noqa: F401 - not needed; values are the engine's, built below
 
-    from torchtype_lint.values import TOP, ModuleValue, SequenceValue, TensorValue
+    from torchtype_lint.model.values import TOP, ModuleValue, SequenceValue, TensorValue
 
     tensor = TensorValue(frozenset({"float32"}), (2,))
     assert module_cache.immutable(tensor) and module_cache.immutable(TOP)

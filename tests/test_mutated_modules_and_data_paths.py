@@ -21,8 +21,8 @@ from typing import List, Tuple
 import pytest
 from torch_runs import run_in_torch
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.selection import Selection
 
 HEADER = ("import copy\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
           "from torch.utils.data import DataLoader, Dataset, TensorDataset\n")

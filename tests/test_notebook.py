@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-from torchtype_lint.check import check_path
-from torchtype_lint.cli import main
-from torchtype_lint.notebook import neutralise
+from torchtype_lint.checker.check import check_path
+from torchtype_lint.cli.main import main
+from torchtype_lint.source.notebook import neutralise
 
 
 def _cell(kind: str, source: Any, **extra: Any) -> Dict[str, Any]:
@@ -158,9 +158,9 @@ def test_full_and_json_formats_show_the_cell(tmp_path, capsys):
 
 
 def test_cells_survive_the_cache_and_worker_processes(tmp_path):
-    from torchtype_lint.cache import Cache
-    from torchtype_lint.check import Settings
-    from torchtype_lint.runner import run_files
+    from torchtype_lint.run.cache import Cache
+    from torchtype_lint.checker.check import Settings
+    from torchtype_lint.run.runner import run_files
 
     nbs = [str(_write(tmp_path / f"train{i}.ipynb", TRAINING)) for i in range(2)]
     expected = [f.concise() for path in nbs for f in check_path(path).findings]

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchtype_lint.check import check_bytes, check_source
-from torchtype_lint.notebook import check_notebook_source
+from torchtype_lint.checker.check import check_bytes
 
 CODE = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
         "source": ["import torch\n", "x = torch.tensor([1, 2])\n", "x.float()\n", "print(x)\n"]}
@@ -35,7 +34,7 @@ def _cell(**fields: Any) -> Dict[str, Any]:
 
 
 def _findings(raw: str) -> List[Any]:
-    return check_notebook_source(raw, "nb.ipynb", check_source=check_source).findings
+    return check_bytes(raw.encode("utf-8"), "nb.ipynb").findings
 
 
 def test_the_base_notebook_is_checked():

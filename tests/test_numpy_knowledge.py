@@ -17,7 +17,7 @@ np = pytest.importorskip("numpy")
 
 from knowledge_truth import contradiction, engine_globals, real_globals  # noqa: E402
 
-from torchtype_lint.values import TOP, ArrayValue, SequenceValue  # noqa: E402
+from torchtype_lint.model.values import TOP, ArrayValue, SequenceValue  # noqa: E402
 
 DTYPE = "dtype"
 LOOSE = "loose"

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.contracts import table
 from torchtype_lint.knowledge.nn_modules import ELEMENTWISE
 from torchtype_lint.knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402

@@ -10,12 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchtype_lint.check import check_source, run_rules  # noqa: E402
+from torchtype_lint.checker.check import check_source, run_rules  # noqa: E402
 from torchtype_lint.knowledge.ops import MATRIX_PRODUCTS, SIGNATURES, method_op, module_op  # noqa: E402
 from torchtype_lint.rules.base import Rule  # noqa: E402
-from torchtype_lint.selection import Selection  # noqa: E402
-from torchtype_lint.settings import Settings  # noqa: E402
-from torchtype_lint.values import TOP  # noqa: E402
+from torchtype_lint.model.selection import Selection  # noqa: E402
+from torchtype_lint.model.settings import Settings  # noqa: E402
+from torchtype_lint.model.values import TOP  # noqa: E402
 
 
 def _torch_object(name):

@@ -14,9 +14,9 @@ from typing import Dict, List
 
 import pytest
 
-from torchtype_lint.check import check_bytes
-from torchtype_lint.selection import Selection
-from torchtype_lint.settings import Settings
+from torchtype_lint.checker.check import check_bytes
+from torchtype_lint.model.selection import Selection
+from torchtype_lint.model.settings import Settings
 
 torch = pytest.importorskip("torch")
 

@@ -17,8 +17,8 @@ import pytest
 
 from knowledge_truth import contradiction, engine_globals, real_globals
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.selection import Selection
 
 HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 HEADER_LINES = HEADER.count("\n")

@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from torchtype_lint.check import check_source
-from torchtype_lint.selection import Selection
-from torchtype_lint.settings import Settings
+from torchtype_lint.checker.check import check_source
+from torchtype_lint.model.selection import Selection
+from torchtype_lint.model.settings import Settings
 
 torch = pytest.importorskip("torch")
 

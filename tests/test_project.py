@@ -22,8 +22,8 @@ from typing import List, Set, Tuple
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.project.imports import ProjectImports
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.source.project.imports import ProjectImports
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = REPO / "fixtures" / "projects"

@@ -21,10 +21,10 @@ from typing import Dict, List, Set, Tuple
 
 import pytest
 
-from torchtype_lint.cache import Cache
-from torchtype_lint.check import Settings, check_path
-from torchtype_lint.project.imports import ProjectImports
-from torchtype_lint.runner import run_files
+from torchtype_lint.run.cache import Cache
+from torchtype_lint.checker.check import Settings, check_path
+from torchtype_lint.source.project.imports import ProjectImports
+from torchtype_lint.run.runner import run_files
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures" / "projects" / "notebook"

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from knowledge_truth import contradiction, engine_globals, real_globals  # noqa: E402
-from torchtype_lint.values import ArrayValue, TensorValue  # noqa: E402
+from torchtype_lint.model.values import ArrayValue, TensorValue  # noqa: E402
 
 HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, Dataset\n"
 

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from torchtype_lint import bounded, resident
-from torchtype_lint.bounded import BoundExceeded
-from torchtype_lint.project import sources
-from torchtype_lint.runner import check_bytes_bounded
-from torchtype_lint.settings import Settings
+from torchtype_lint.run import bounded, resident
+from torchtype_lint.run.bounded import BoundExceeded
+from torchtype_lint.source.project import sources
+from torchtype_lint.run.runner import check_bytes_bounded
+from torchtype_lint.model.settings import Settings
 
 pytestmark = pytest.mark.skipif(not bounded.can_fork(), reason="a resident child needs fork")
 
@@ -100,7 +100,7 @@ def test_files_importing_the_same_module_share_its_parse(tmp_path, monkeypatch):
 
 EXITS = """\
 import multiprocessing, os
-from torchtype_lint import resident
+from torchtype_lint.run import resident
 
 def in_worker(_):
     return resident.call_resident(os.getpid, seconds=30)

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from torchtype_lint import runner
-from torchtype_lint.check import Settings, check_bytes, check_source
+from torchtype_lint.run import runner
+from torchtype_lint.checker.check import Settings, check_bytes, check_source
 
 BAD_LINES = ["import torch", "x = torch.ones(2, dtype=torch.int64)", "x.float()"]  # TTL101 on line 3
 
@@ -269,7 +269,7 @@ def test_directories_under_an_excluded_name_are_still_walked(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
 @pytest.mark.parametrize("cached", [False, True])
 def test_a_named_pipe_called_py_does_not_block_the_run(tmp_path, cached):
-    from torchtype_lint.cache import Cache
+    from torchtype_lint.run.cache import Cache
 
     good = tmp_path / "a.py"
     good.write_text("\n".join(BAD_LINES) + "\n")

@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.selection import Selection
 
 ALL_RULES = Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"]))
 

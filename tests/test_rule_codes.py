@@ -1,5 +1,5 @@
 """rule_codes.py reads the codes from file names; they must be exactly the registered rules."""
-from torchtype_lint.rule_codes import is_known_prefix, known_codes
+from torchtype_lint.model.rule_codes import is_known_prefix, known_codes
 from torchtype_lint.rules.base import all_rules
 
 

@@ -7,12 +7,12 @@ import pathlib
 
 import libcst as cst
 
-from torchtype_lint.check import check_source, run_rules
-from torchtype_lint.root_causes import one_report_per_root_cause
+from torchtype_lint.checker.check import check_source, run_rules
+from torchtype_lint.checker.root_causes import one_report_per_root_cause
 from torchtype_lint.rules.base import Report, Rule
 from torchtype_lint.rules.context import RuleContext
-from torchtype_lint.settings import Settings
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.settings import Settings
+from torchtype_lint.model.selection import Selection
 
 RULES = pathlib.Path(__file__).resolve().parent.parent / "torchtype_lint" / "rules"
 

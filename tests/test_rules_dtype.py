@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
-from torchtype_lint.findings import Finding
-from torchtype_lint.fix import fix_source
-from torchtype_lint.selection import Selection
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.findings import Finding
+from torchtype_lint.edit.fix import fix_source
+from torchtype_lint.model.selection import Selection
 
 HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -629,7 +629,7 @@ def test_runtime_claims_accept_every_backend_wording(code, wording):
 
 def test_discarded_cast_on_a_loop_variable_gets_no_rebinding_fix():
     # `for t in xs: t = t.float()` would change only the loop variable, not the list.
-    from torchtype_lint.check import check_source
+    from torchtype_lint.checker.check import check_source
 
     source = ("import torch\nxs = [torch.tensor([1, 2])]\nfor t in xs:\n    t.float()\n"
               "y = torch.tensor([1])\ny.float()\n")
@@ -643,7 +643,7 @@ def test_int64_target_with_unknown_class_count_is_not_called_class_probabilities
     # Logits (8, C) with C unknown and an int64 (8, 1) target: torch fails, but with
     # "0D or 1D target tensor expected" unless C == 1, so TTL207 must not claim the
     # class-probability message. An unbatched (C,) int64 target of (C,) logits is that case.
-    from torchtype_lint.check import check_source
+    from torchtype_lint.checker.check import check_source
 
     unknown_c = ("import torch\nimport torch.nn.functional as F\n"
                  "def run(n: int):\n    logits = torch.randn(8, n)\n"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.knowledge.jaxtyping_shapes import ShapeSpecError, parse_jaxtyping_shape
 from torchtype_lint.rules.base import get_rule
-from torchtype_lint.selection import Selection
+from torchtype_lint.model.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPE_CODES = [f"TTL5{n:02d}" for n in range(1, 16)] + ["TTL601", "TTL602", "TTL603"]

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from torchtype_lint import runner
-from torchtype_lint.cache import Cache, finding_from_dict, finding_to_dict
-from torchtype_lint.check import Settings
-from torchtype_lint.selection import Selection
+from torchtype_lint.run import runner
+from torchtype_lint.run.cache import Cache, finding_from_dict, finding_to_dict
+from torchtype_lint.checker.check import Settings
+from torchtype_lint.model.selection import Selection
 
 BAD = textwrap.dedent("""\
     import torch
@@ -61,7 +61,7 @@ def test_warm_cache_answers_without_analysing(tmp_path, monkeypatch):
     def must_not_run(*args, **kwargs):
         raise AssertionError("a cached file was analysed again")
 
-    monkeypatch.setattr("torchtype_lint.check.check_bytes", must_not_run)
+    monkeypatch.setattr("torchtype_lint.checker.check.check_bytes", must_not_run)
     cache = Cache(cache_dir, Settings())
     warm = runner.run_files(paths, Settings(), cache=cache)
     assert cache.hits == len(paths) and cache.misses == 0
@@ -179,7 +179,7 @@ def _misbehaving_check(real):
 
 @needs_fork
 def test_pool_survives_a_dying_and_a_stuck_worker(tmp_path, monkeypatch):
-    import torchtype_lint.check as check
+    import torchtype_lint.checker.check as check
 
     paths = _tree(tmp_path, 4)
     for name in ("crash.py", "hang.py"):
@@ -200,11 +200,11 @@ def test_pool_survives_a_dying_and_a_stuck_worker(tmp_path, monkeypatch):
 
 
 def test_warm_cli_run_never_imports_the_engine(tmp_path, capsys):
-    from torchtype_lint.cli import main
+    from torchtype_lint.cli.main import main
 
     paths = _tree(tmp_path, 3)
     env = dict(os.environ, TORCHTYPE_LINT_CACHE_DIR=str(tmp_path / "cache"))
-    probe = ("import sys; from torchtype_lint.cli import main; code = main(['check', '--isolated', '-j', '2', "
+    probe = ("import sys; from torchtype_lint.cli.main import main; code = main(['check', '--isolated', '-j', '2', "
              f"*{paths!r}]); print('ENGINE' if 'libcst' in sys.modules else 'LIGHT'); sys.exit(code)")
     first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
@@ -232,8 +232,8 @@ def test_flake8_plugin_costs_nothing_when_ttl_is_not_selected(monkeypatch, selec
     calls = []
     # The plugin analyses in a child process (its resident one, resident.py, or one forked per
     # file by bounded.call_bounded): count the calls of either.
-    monkeypatch.setattr("torchtype_lint.bounded.call_bounded", lambda *args, **kwargs: calls.append(args) or [])
-    monkeypatch.setattr("torchtype_lint.runner.call_resident", lambda *args, **kwargs: calls.append(args) or [])
+    monkeypatch.setattr("torchtype_lint.run.bounded.call_bounded", lambda *args, **kwargs: calls.append(args) or [])
+    monkeypatch.setattr("torchtype_lint.run.runner.call_resident", lambda *args, **kwargs: calls.append(args) or [])
     monkeypatch.setattr(TorchTypeChecker, "_run_plan", None)
     TorchTypeChecker.parse_options(SimpleNamespace(select=select, extend_select=extend))
     try:

@@ -18,7 +18,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from knowledge_truth import contradiction, engine_globals, real_globals  # noqa: E402
-from torchtype_lint.check import Settings, check_source  # noqa: E402
+from torchtype_lint.checker.check import Settings, check_source  # noqa: E402
 from torchtype_lint.knowledge import shapes as S  # noqa: E402
 from torchtype_lint.knowledge.dim_args import DIM_OPS  # noqa: E402
 from torchtype_lint.knowledge.einsum import einsum_problem, einsum_shape, parse_equation  # noqa: E402
@@ -27,7 +27,7 @@ from torchtype_lint.rules.shape.ttl509_reshape_element_count import reshape_prob
 from torchtype_lint.rules.shape.ttl517_dim_out_of_range import out_of_range_dim  # noqa: E402
 from torchtype_lint.rules.shape.ttl518_dim_list_invalid import dim_list_problem  # noqa: E402
 from torchtype_lint.rules.shape.ttl520_expand_size_mismatch import expand_problem  # noqa: E402
-from torchtype_lint.selection import Selection  # noqa: E402
+from torchtype_lint.model.selection import Selection  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW_CODES = ("TTL517", "TTL518", "TTL519", "TTL520", "TTL521")

@@ -23,7 +23,7 @@ from torchtype_lint.rules.shape.layer_contracts import layer_mismatch  # noqa: E
 from torchtype_lint.rules.shape.ttl507_matmul_shape_mismatch import matmul_problem  # noqa: E402
 from torchtype_lint.rules.shape.ttl508_concat_shape_mismatch import concat_problem  # noqa: E402
 from torchtype_lint.rules.shape.ttl509_reshape_element_count import reshape_problem  # noqa: E402
-from torchtype_lint.values import ModuleValue  # noqa: E402
+from torchtype_lint.model.values import ModuleValue  # noqa: E402
 
 
 def _raises(fn):
@@ -369,8 +369,8 @@ LOSS_CASES = [
 def test_loss_rules_agree_with_torch():
     import torch.nn as nn  # noqa: PLC0415
 
-    from torchtype_lint.check import Settings, check_source  # noqa: PLC0415
-    from torchtype_lint.selection import Selection  # noqa: PLC0415
+    from torchtype_lint.checker.check import Settings, check_source  # noqa: PLC0415
+    from torchtype_lint.model.selection import Selection  # noqa: PLC0415
 
     reported = 0
     for call, in_shape, tgt_shape, tgt_dtype in LOSS_CASES:

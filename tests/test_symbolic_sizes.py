@@ -17,14 +17,14 @@ from typing import Any, Dict, Sequence
 
 import pytest
 
-from torchtype_lint.check import Settings, check_source
+from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.engine.builtins import scalar_binary
-from torchtype_lint.explain import explain_interpreter
+from torchtype_lint.cli.explain import explain_interpreter
 from torchtype_lint.knowledge.symbolic_dims import SizeSymbol, SymbolicSize, differ_for_every, product
 from torchtype_lint.rules.base import get_rule
 import torchtype_lint.rules.catalogue  # noqa: F401 - registers every rule
-from torchtype_lint.selection import Selection
-from torchtype_lint.values import ScalarValue, join
+from torchtype_lint.model.selection import Selection
+from torchtype_lint.model.values import ScalarValue, join
 
 torch = pytest.importorskip("torch")
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from torchtype_lint.check import check_source
-from torchtype_lint.cli import main
-from torchtype_lint.lines import line_breaks, source_lines
-from torchtype_lint.printable import printable, printable_path
+from torchtype_lint.checker.check import check_source
+from torchtype_lint.cli.main import main
+from torchtype_lint.source.lines import line_breaks, source_lines
+from torchtype_lint.report.printable import printable, printable_path
 
 #: Characters that end a line for str.splitlines but not for Python's tokenizer.
 NOT_LINE_BREAKS = ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -132,8 +132,8 @@ def test_the_cli_and_flake8_agree_after_a_page_break(tmp_path, where):
 
 
 def test_a_comment_holding_a_form_feed_is_no_statement_for_the_incremental_parse():
-    from torchtype_lint.incremental.chunks import split_module
-    from torchtype_lint.incremental.session import IncrementalChecker
+    from torchtype_lint.run.incremental.chunks import split_module
+    from torchtype_lint.run.incremental.session import IncrementalChecker
 
     # Python reads one statement on line 2 (the rest is a comment), not a matmul on line 3.
     text = "import torch\nx = 1  # page\fy = torch.zeros(2, 3) @ torch.zeros(4, 5)\nz = x\n"
@@ -146,7 +146,7 @@ def test_a_comment_holding_a_form_feed_is_no_statement_for_the_incremental_parse
 
 
 def test_a_comment_holding_a_form_feed_is_no_statement_in_the_body_of_main():
-    from torchtype_lint.incremental.session import IncrementalChecker
+    from torchtype_lint.run.incremental.session import IncrementalChecker
 
     text = ("import torch\n\n\ndef main():\n    x = 1  # page\f    y = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"
             "    z = x\n\n\nif __name__ == \"__main__\":\n    main()\n")

@@ -11,6 +11,6 @@ _here = os.getcwd()
 sys.path[:] = [entry for entry in sys.path
                if entry not in ("", ".") and os.path.abspath(entry) != _here]
 
-from torchtype_lint.cli import main  # noqa: E402 - only after sys.path is safe
+from torchtype_lint.cli.main import main  # noqa: E402 - only after sys.path is safe
 
 sys.exit(main())

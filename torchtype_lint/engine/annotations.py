@@ -20,7 +20,7 @@ from ..knowledge.shape_dialects import (
     JAXTYPING, MAX_NESTING, TORCHSHAPEFLOW, TORCHTYPING, AnnotationScope, annotated_base, imports_torchshapeflow,
     module_aliases, read_shape_annotation,
 )
-from ..values import (
+from ..model.values import (
     TOP, ClassValue, DTypeValue, Origin, ScalarValue, SequenceValue, SymbolValue, TensorValue, Value, join_all,
     with_origin,
 )

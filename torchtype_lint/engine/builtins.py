@@ -17,7 +17,7 @@ from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, batch
 from ..knowledge.indexing import index_first
 from ..knowledge.symbolic_dims import as_dim, has_names, product, quotient, symbolic
 from ..knowledge.torch_objects import module_children_element
-from ..values import (
+from ..model.values import (
     CallArgs,
     TOP, ArrayValue, ClassValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, TensorValue, Value, join, join_all,

@@ -37,7 +37,7 @@ from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
     returned_through_out, shape_changing_in_place,
 )
-from ..values import (
+from ..model.values import (
     CallArgs, Callee,
     TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, InstanceValue,
     ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, SymbolValue,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import libcst as cst
 
-from ..values import (
+from ..model.values import (
     CallArgs, TOP, ClassValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue,
     StringValue, SymbolValue, Value,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
-from ..values import InstanceValue, ModuleValue, SequenceValue, Value
+from ..model.values import InstanceValue, ModuleValue, SequenceValue, Value
 
 
 def deep_copied(value: Value, note_fresh: Callable[[Value], Value], memo: Dict[int, Value] = None) -> Value:

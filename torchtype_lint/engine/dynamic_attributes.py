@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import libcst as cst
 
 from ..knowledge.module_dtypes import store_module_attribute
-from ..values import TOP, InstanceValue, ModuleValue, SequenceValue, StringValue, Value, join
+from ..model.values import TOP, InstanceValue, ModuleValue, SequenceValue, StringValue, Value, join
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter

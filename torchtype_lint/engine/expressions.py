@@ -16,7 +16,7 @@ from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import runtime_choice
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
-from ..values import (
+from ..model.values import (
     Callee,
     TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
     SymbolValue, TensorValue, Value,

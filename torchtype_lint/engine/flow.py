@@ -8,7 +8,7 @@ from itertools import compress
 from operator import is_not
 from typing import Dict
 
-from ..values import TOP, TensorValue, Value, join
+from ..model.values import TOP, TensorValue, Value, join
 
 
 def join_envs(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional
 
 import libcst as cst
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue, Value, join,
     join_all,

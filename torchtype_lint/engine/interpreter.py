@@ -47,7 +47,7 @@ from ..knowledge.module_dtypes import store_module_attribute
 from ..knowledge.torch_objects import (
     NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
 )
-from ..values import (
+from ..model.values import (
     Callee,
     FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, SymbolValue, TensorValue, Value, join, join_all,

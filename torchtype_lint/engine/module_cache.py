@@ -25,7 +25,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, SymbolValue, TensorValue, Value,
 )

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 
 import libcst as cst
 
-from ..values import TOP, Value, join
+from ..model.values import TOP, Value, join
 from .module_cache import BodyWatch, body_key, recall, remember
 from .runtime import Frame
 from .syntax import dotted_name

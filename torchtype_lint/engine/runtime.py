@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..values import ClassValue, FunctionValue, InstanceValue, Value
+from ..model.values import ClassValue, FunctionValue, InstanceValue, Value
 
 
 class AnalysisBudgetExceeded(Exception):

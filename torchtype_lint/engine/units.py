@@ -3,7 +3,7 @@
 A file's analysis is a sequence of units: each top-level statement in order, then the
 standalone analysis of the functions each statement defined, then the end of the file. Every
 report is made while exactly one unit runs (``Interpreter.unit``). The language server's
-incremental re-analysis (``torchtype_lint/incremental``) runs the units an edit can change,
+incremental re-analysis (``torchtype_lint/run/incremental``) runs the units an edit can change,
 with the global state each had before (``GlobalState``), and keeps the other units' reports.
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Tuple
 
 from .. import __version__
-from ..printable import printable  # small (one regex): what every yielded text goes through
+from ..report.printable import printable  # small (one regex): what every yielded text goes through
 
 
 class TorchTypeChecker:
@@ -53,7 +53,7 @@ class TorchTypeChecker:
     def _plan(cls) -> Any:
         # One plan per process: it caches the configuration found for each directory.
         if cls._run_plan is None:
-            from ..config import RunPlan
+            from ..run.config import RunPlan
 
             cls._run_plan = RunPlan.from_args(select=None)
         return cls._run_plan
@@ -64,9 +64,9 @@ class TorchTypeChecker:
         source = "".join(self.lines)
         try:
             # Imported lazily: flake8 users who never lint torch code pay only this check.
-            from ..check import PREFILTER_MARKERS
-            from ..runner import check_bytes_bounded
-            from ..selection import Selection
+            from ..checker.check import PREFILTER_MARKERS
+            from ..run.runner import check_bytes_bounded
+            from ..model.selection import Selection
 
             if not any(marker in source for marker in PREFILTER_MARKERS):
                 return

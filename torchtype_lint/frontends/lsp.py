@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..check import Settings
-from ..findings import Finding, Location, rule_url
-from ..incremental.worker import check_document
-from ..lines import LINE_BREAK
+from ..checker.check import Settings
+from ..model.findings import Finding, Location, rule_url
+from ..run.incremental.worker import check_document
+from ..source.lines import LINE_BREAK
 from .lsp_hover import (  # noqa: F401 - hover_markdown & co. were defined here; kept importable
     FEATURE_KEYS,
     HoverRequest,
@@ -97,7 +97,7 @@ class Analysis:
 
 def _settings_for(path: str) -> Tuple[Settings, Callable[[List[Finding]], List[Finding]], Optional[str]]:
     """The configuration the CLI would use for ``path``, read afresh so edits to it apply."""
-    from ..config import ConfigError, RunPlan
+    from ..run.config import ConfigError, RunPlan
 
     try:
         plan = RunPlan.from_args(select=None)
@@ -143,7 +143,8 @@ def analyse_notebook(cells: Sequence[Tuple[int, str, str, Optional[int]]], path:
     """Analyse a notebook's code cells, given as (cell number, cell URI, text, version), as one
     program (like ``check`` does for ``.ipynb`` files); one Analysis per cell URI. ``overlay``:
     the unsaved texts of the open documents, which the cells' imports read."""
-    from ..notebook import Notebook, code_cells, to_cell_findings
+    from ..checker.notebooks import to_cell_findings
+    from ..source.notebook import Notebook, code_cells
 
     by_number = {number: (uri, text, version) for number, uri, text, version in cells}
     notebook = Notebook({}, code_cells((number, text) for number, _, text, _ in cells), None, False)

@@ -16,11 +16,11 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
-from ..bounded import BoundExceeded, hard_deadline
-from ..check import check_source
-from ..resident import call_resident
-from ..settings import Settings
-from ..values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
+from ..run.bounded import BoundExceeded, hard_deadline
+from ..checker.check import check_source
+from ..run.resident import call_resident
+from ..model.settings import Settings
+from ..model.values import ArrayValue, ModuleValue, TensorValue, describe_dtypes, describe_shape
 
 
 @dataclass(frozen=True)

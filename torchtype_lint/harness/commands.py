@@ -97,7 +97,7 @@ def confirm_hook(findings: List[Any], args: argparse.Namespace) -> None:
 def _notebook_text(raw: str, findings: List[Any], positions: Dict[int, Any]) -> Any:
     """The notebook's code cells as the one program the linter analysed; each finding's
     position in that text goes to ``positions`` (findings count lines within their cell)."""
-    from ..notebook import parse_notebook
+    from ..source.notebook import parse_notebook
 
     try:
         notebook = parse_notebook(raw)
@@ -113,7 +113,7 @@ def _notebook_text(raw: str, findings: List[Any], positions: Dict[int, Any]) -> 
 
 
 def _read(path: str) -> Any:
-    from ..check import DecodeError, decode_source
+    from ..checker.check import DecodeError, decode_source
 
     try:
         with open(path, "rb") as handle:

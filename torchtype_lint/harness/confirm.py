@@ -189,8 +189,8 @@ def summarise(code: str, device: str, claim: Optional[RuntimeClaim],
 
 def lint_fixture(fixture: fx.Fixture) -> Set[Tuple[int, str]]:
     """(line, code) of every finding, with the fixture's own (possibly opt-in) rules on."""
-    from ..check import Settings, check_path
-    from ..selection import Selection
+    from ..checker.check import Settings, check_path
+    from ..model.selection import Selection
 
     extra = sorted({fixture.code} | {code for _, code in fixture.labels})
     settings = Settings(selection=Selection(select=["TTL"], extend_select=extra))

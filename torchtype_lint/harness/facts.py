@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..check import Settings, enabled_rules, parse, run_rules
+from ..checker.check import Settings, enabled_rules, parse, run_rules
 from ..rules.base import Report
 from ..rules.context import RuleContext
-from ..values import TOP, Callee, Value
+from ..model.values import TOP, Callee, Value
 
 #: Sub-expressions copied per report; reproductions need a handful, not a whole function body.
 NODE_LIMIT = 400

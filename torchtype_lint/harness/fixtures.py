@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
-from ..lines import source_lines
+from ..source.lines import source_lines
 
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TTL[0-9]{3}(?:\s*,\s*TTL[0-9]{3})*)")
 RULE_DIR = re.compile(r"^TTL[0-9]{3}$")

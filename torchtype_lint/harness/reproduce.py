@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..rules.base import RuntimeClaim, get_rule
-from ..values import (
+from ..model.values import (
     ArrayValue, DeviceValue, DTypeValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
     StringValue, SymbolValue, TensorValue, Value, describe_dtypes,
 )
@@ -692,11 +692,11 @@ def confirm_findings(files: Sequence[Tuple[str, Sequence[Any]]], settings: Any =
     Returns counts and the time taken. Raises ``pool.TorchMissing`` when torch is not
     installed; the caller says so and reports the findings unchanged.
     """
-    from ..bounded import BoundExceeded, call_bounded
-    from ..check import Settings
-    from ..runner import hard_deadline
-    from ..selection import Selection
-    from ..settings import DEFAULT_TIME_BUDGET
+    from ..run.bounded import BoundExceeded, call_bounded
+    from ..checker.check import Settings
+    from ..run.runner import hard_deadline
+    from ..model.selection import Selection
+    from ..model.settings import DEFAULT_TIME_BUDGET
     from .pool import Workers
 
     started = time.perf_counter()

@@ -33,7 +33,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TextIO, Tuple
 
-from ..bounded import limit_memory
+from ..run.bounded import limit_memory
 
 SNIPPET_FILENAME = "<torchtype-lint reproduction>"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import FrozenSet, Optional, Sequence, Tuple
 
-from ..values import (
+from ..model.values import (
     BFLOAT16, BOOL, COMPLEX64, COMPLEX128, DTYPE_FAMILIES, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
     INT64, UINT8, Dim, Shape,
 )

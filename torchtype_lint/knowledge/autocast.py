@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..values import FLOAT64, Callee, ModuleValue, Origin, ScalarValue, TensorValue, Value, is_floating
+from ..model.values import FLOAT64, Callee, ModuleValue, Origin, ScalarValue, TensorValue, Value, is_floating
 from . import dtypes as D
 from .torch_api import device_of_arg, dtype_of_arg
 

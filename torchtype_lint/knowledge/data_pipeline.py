@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
     SequenceValue, TensorValue, Value, join_all,

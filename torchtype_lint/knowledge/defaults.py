@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ..values import CallArgs, FLOAT32, FLOAT64, FLOAT_DTYPES, TensorValue, Value
+from ..model.values import CallArgs, FLOAT32, FLOAT64, FLOAT_DTYPES, TensorValue, Value
 from . import dtypes as D
 from .torch_api import dtype_of_arg
 

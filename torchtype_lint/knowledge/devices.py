@@ -23,7 +23,7 @@ from typing import Any, Optional, Tuple
 
 import libcst as cst
 
-from ..values import DeviceValue, Origin, TensorValue, Value
+from ..model.values import DeviceValue, Origin, TensorValue, Value
 
 #: The device of code that runs on CUDA wherever the program's run-time condition holds.
 CUDA_IF_AVAILABLE = "cuda-if-available"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Optional
 
-from ..values import (
+from ..model.values import (
     BFLOAT16, BOOL, COMPLEX64, COMPLEX128, FLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32,
     INT64, UINT8, Category, category,
 )

@@ -14,7 +14,7 @@ import string
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from ..values import Dim, Shape
+from ..model.values import Dim, Shape
 
 ELLIPSIS = "..."
 _LETTERS = frozenset(string.ascii_letters)

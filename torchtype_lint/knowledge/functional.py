@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     INT64, TOP, ModuleValue, Origin, ScalarValue, StringValue, TensorValue, Value,
 )

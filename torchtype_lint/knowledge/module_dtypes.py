@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     FLOAT32, TOP, InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value,
     is_floating, join,

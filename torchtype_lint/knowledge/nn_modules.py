@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
     Category, category,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, NoneValue, Origin, ScalarValue, SequenceValue,
     SymbolValue, Value,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-from ..values import (
+from ..model.values import (
     FLOAT64, TOP, ArrayValue, CallArgs, NoneValue, ScalarValue, SequenceValue, Shape, Value,
 )
 from .numpy_dtypes import PYTHON_SCALAR_DTYPES, result_type

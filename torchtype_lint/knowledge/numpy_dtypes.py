@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, Optional
 
-from ..values import BOOL, FLOAT64, INT64, DTypes, StringValue, SymbolValue, Value
+from ..model.values import BOOL, FLOAT64, INT64, DTypes, StringValue, SymbolValue, Value
 from . import dtypes as D
 from .torch_api import dtype_of_arg
 

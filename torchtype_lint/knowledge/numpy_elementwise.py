@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from ..values import (
+from ..model.values import (
     BOOL, INT8, INT64, TOP, ArrayValue, CallArgs, NoneValue, Origin, ScalarValue,
     SequenceValue, Value, describe_dtypes,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..values import FLOAT64, TOP, ArrayValue, CallArgs, Origin, ScalarValue, Shape, Value
+from ..model.values import FLOAT64, TOP, ArrayValue, CallArgs, Origin, ScalarValue, Shape, Value
 from . import shapes as S
 from .numpy_args import KEYWORD_ONLY, as_array, bind, given
 from .numpy_dtypes import numpy_dtype, promote_types, result_type

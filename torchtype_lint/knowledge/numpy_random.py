@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     FLOAT64, INT64, TOP, ArrayValue, CallArgs, NoneValue, Origin, ScalarValue, SymbolValue,
     Value,
 )

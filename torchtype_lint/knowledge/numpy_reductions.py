@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     BOOL, FLOAT64, INT64, TOP, ArrayValue, CallArgs, DTypes, NoneValue, Origin, ScalarValue, Shape,
     Value,
     describe_dtypes,

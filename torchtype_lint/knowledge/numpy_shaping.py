@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..values import TOP, ArrayValue, CallArgs, NoneValue, Origin, SequenceValue, Shape, Value
+from ..model.values import TOP, ArrayValue, CallArgs, NoneValue, Origin, SequenceValue, Shape, Value
 from . import shapes as S
 from .numpy_args import KEYWORD_ONLY, as_array, axes, bind, given
 from .numpy_dtypes import numpy_dtype, result_type

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, FrozenSet, Mapping, Optional, Tuple
 
-from ..values import TOP, CallArgs, Callee, ModuleValue, TensorValue, Value
+from ..model.values import TOP, CallArgs, Callee, ModuleValue, TensorValue, Value
 from .float_only_ops import FLOAT_ONLY
 from .op_spellings import MODULE_OPS, OPERATOR_OPS, OPERATOR_SYMBOLS
 from .torch_api import LOSS_FUNCTIONALS, TENSOR_OPS_ALSO_FUNCTIONS

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tupl
 
 import libcst as cst
 
-from ..values import BOOL, DTYPE_FAMILIES, FLOAT32, INT64
+from ..model.values import BOOL, DTYPE_FAMILIES, FLOAT32, INT64
 from .annotations import JAXTYPING_DTYPES
 from .dtypes import TORCH_DTYPE_ATTRS
 from .jaxtyping_shapes import DimSpec, ShapeSpecError, parse_jaxtyping_shape

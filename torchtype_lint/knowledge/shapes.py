@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from ..values import Dim, Shape
+from ..model.values import Dim, Shape
 from .symbolic_dims import as_dim, product, quotient
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     BOOL, FLOAT32, INT64, TOP, ArrayValue, DeviceValue, DTypeValue, NoneValue, Origin,
     ScalarValue, SequenceValue, Shape, StringValue, SymbolValue, TensorValue, Value,

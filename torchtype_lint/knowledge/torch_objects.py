@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..values import (
+from ..model.values import (
     CallArgs,
     INT64, TOP, ArrayValue, DTypeValue, ModuleValue, SequenceValue, SymbolValue, TensorValue,
     Value, join_all,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple
 
-from ..values import (
+from ..model.values import (
     CallArgs, TOP, UINT8, ArrayValue, Origin, SequenceValue, TensorValue, Value,
 )
 from .torch_api import dtype_of_arg

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, FrozenSet, List
 
 import libcst as cst
 
-from ..findings import Fix
-from ..values import Origin, TensorValue, Value
+from ..model.findings import Fix
+from ..model.values import Origin, TensorValue, Value
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -50,7 +50,7 @@ class Report:
     origin: Optional[Origin] = None
     fix: Optional[Fix] = None
     #: The root cause (a node) this report explains, or warns about when ``cause_warning``:
-    #: the checker keeps one report per root cause (``torchtype_lint/root_causes.py``).
+    #: the checker keeps one report per root cause (``torchtype_lint/checker/root_causes.py``).
     explains: Any = None
     cause_warning: bool = False
     #: The analysed file's call whose run of another project module's code made this report
@@ -101,7 +101,7 @@ class Rule:
         body = inspect.cleandoc(cls.__doc__ or "")
         runtime = ""
         if cls.runtime is not None:
-            from ..confirmations import runtime_message  # noqa: PLC0415 - optional data file
+            from ..knowledge.confirmations import runtime_message  # noqa: PLC0415 - optional data file
             observed = runtime_message(cls.code)
             if observed:
                 runtime = f"\n\n## What torch {observed['torch']} prints\n\n```text\n{observed['message']}\n```\n"

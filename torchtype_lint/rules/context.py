@@ -5,7 +5,7 @@ hands that to every rule: values of expressions in the context being analysed, w
 resolved to, the analysis-wide facts rules judge by (default dtype, autocast, no_grad), a
 per-analysis state slot for facts rules share, and the root causes a rule settled without a
 report. The "one root cause, one report" policy itself is the checker's
-(``torchtype_lint/root_causes.py``).
+(``torchtype_lint/checker/root_causes.py``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import libcst as cst
 from ..engine.configuration import assumption_note
 from ..knowledge.ops import OpCall, op_call, operator_call
 from ..knowledge.torch_api import Env
-from ..values import Callee, Value
+from ..model.values import Callee, Value
 
 if TYPE_CHECKING:  # the engine is only wrapped, never imported at run time by rules
     from ..engine.interpreter import Interpreter

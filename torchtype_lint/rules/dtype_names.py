@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..values import Value, describe_dtypes, short_dtype
+from ..model.values import Value, describe_dtypes, short_dtype
 from .dtype_predicates import dtypes_of
 
 

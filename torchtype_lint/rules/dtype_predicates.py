@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional, Tuple
 
 from ..knowledge import dtypes as D
-from ..values import BOOL, TensorValue, Value, category
+from ..model.values import BOOL, TensorValue, Value, category
 
 
 FLOATING = 2

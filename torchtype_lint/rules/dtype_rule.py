@@ -1,13 +1,13 @@
 """The base of the dtype rule families: a report whose value came through a numpy conversion
 says so, and names that conversion as the root cause it explains (one report per root cause:
-``torchtype_lint/root_causes.py``)."""
+``torchtype_lint/checker/root_causes.py``)."""
 from __future__ import annotations
 
 import re
 from typing import Any, Optional
 
-from ..findings import Fix
-from ..values import Origin
+from ..model.findings import Fix
+from ..model.values import Origin
 from .base import Rule
 from .context import RuleContext
 from .numpy.conversions import conversion_in_chain

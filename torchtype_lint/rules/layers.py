@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ..values import ModuleValue, Value
+from ..model.values import ModuleValue, Value
 
 
 #: Layers whose forward multiplies the input with float parameters (input dtype must match).

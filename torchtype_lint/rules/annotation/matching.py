@@ -13,7 +13,7 @@ from typing import Any, Dict, FrozenSet, Optional, Sequence, Tuple
 
 from ...knowledge.jaxtyping_shapes import DimSpec
 from ...knowledge.symbolic_dims import equality_condition, has_names, names_of
-from ...values import COMMON_DTYPES, TensorValue, describe_dtypes, describe_shape
+from ...model.values import COMMON_DTYPES, TensorValue, describe_dtypes, describe_shape
 from ...knowledge.shape_dialects import ShapeAnnotation
 from .shape_annotations import dtype_requirement
 

@@ -9,7 +9,7 @@ import libcst as cst
 
 from ...knowledge.symbolic_dims import as_dim, product
 from ...knowledge.torch_api import shape_from_size_args, shape_from_value
-from ...values import ScalarValue, SequenceValue, TensorValue
+from ...model.values import ScalarValue, SequenceValue, TensorValue
 from ..context import RuleContext
 
 

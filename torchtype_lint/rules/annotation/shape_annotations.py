@@ -11,7 +11,7 @@ from ...knowledge.shape_dialects import (
     JAXTYPING, AnnotationScope, ShapeAnnotation, imports_torchshapeflow, module_aliases,
     read_shape_annotation,
 )
-from ...values import DTypeValue, SymbolValue
+from ...model.values import DTypeValue, SymbolValue
 from ..context import RuleContext
 
 

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from ...values import FunctionValue, InstanceValue, TensorValue, Value, describe_shape
+from ...model.values import FunctionValue, InstanceValue, TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .shape_annotations import shape_annotation
 from .matching import dtype_conflict, match_shape

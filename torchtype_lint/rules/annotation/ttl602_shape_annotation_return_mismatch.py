@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 from ...knowledge.shape_dialects import ShapeAnnotation
-from ...values import SequenceValue, TensorValue, Value, describe_shape
+from ...model.values import SequenceValue, TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .shape_annotations import shape_annotation, tuple_element_annotations
 from .matching import dtype_conflict, match_shape, name_conflict

@@ -5,7 +5,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import libcst as cst
 
-from ...values import InstanceValue, TensorValue, describe_shape
+from ...model.values import InstanceValue, TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from ..context import RuleContext
 from .matching import dtype_conflict, match_shape

@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 import libcst as cst
 
 from ...knowledge import shapes as S
-from ...values import TensorValue, describe_shape
+from ...model.values import TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.matmul_mismatch import matmul_operands

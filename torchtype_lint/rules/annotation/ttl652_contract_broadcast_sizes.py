@@ -5,7 +5,7 @@ from typing import Any
 
 import libcst as cst
 
-from ...values import TensorValue, describe_shape
+from ...model.values import TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..shape.ttl515_broadcast_mismatch import _elementwise_operands

@@ -6,7 +6,7 @@ from typing import Any, List, Optional, Tuple
 import libcst as cst
 
 from ...knowledge.torch_api import int_const
-from ...values import SequenceValue, TensorValue, describe_shape
+from ...model.values import SequenceValue, TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from .size_contracts import promise, sizes_condition

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...values import describe_shape
+from ...model.values import describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from .reshape_targets import reshape_at

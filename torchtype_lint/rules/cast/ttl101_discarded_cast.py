@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import TensorValue, describe_dtypes
+from ...model.findings import Fix
+from ...model.values import TensorValue, describe_dtypes
 from ..base import Rule, RuntimeClaim, expr_text, register
 from ..context import RuleContext
 

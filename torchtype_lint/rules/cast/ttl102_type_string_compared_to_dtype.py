@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import DTypeValue, TensorValue
+from ...model.findings import Fix
+from ...model.values import DTypeValue, TensorValue
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .comparisons import _EQUALITY, _always, _comparison_pairs
 from ..context import RuleContext

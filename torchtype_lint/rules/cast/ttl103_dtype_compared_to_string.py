@@ -5,9 +5,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge.dtypes import TORCH_DTYPE_ATTRS
-from ...values import StringValue, SymbolValue, TensorValue
+from ...model.values import StringValue, SymbolValue, TensorValue
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .comparisons import _EQUALITY, _always, _comparison_pairs
 from ..context import RuleContext

@@ -21,7 +21,7 @@ from ...contracts import table
 from ...knowledge.float_only_ops import covered_names
 from ...knowledge.op_spellings import MODULE_OPS, OPERATOR_OPS
 from ...knowledge.ops import FUNCTION, METHOD, MODULE, OPERATOR, SIZE_FACTORIES, OpCall
-from ...values import (
+from ...model.values import (
     ArrayValue, DeviceValue, DTypeValue, NoneValue, ScalarValue, SequenceValue,
     StringValue, TensorValue, Value, Category, category,
 )

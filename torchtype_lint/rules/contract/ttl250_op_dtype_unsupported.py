@@ -6,7 +6,7 @@ from typing import Any
 import libcst as cst
 
 from ...contracts import table
-from ...values import describe_dtypes
+from ...model.values import describe_dtypes
 from ..base import Rule, RuntimeClaim, register
 from .judged_calls import (
     handled_elsewhere, judged_call, observed_on_gpu, origin_note, subject_text, suggestion,

@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ...values import ModuleValue, Category, category
+from ...model.values import ModuleValue, Category, category
 from ..dtype_names import c10_name, scalar_type_name
 from ..layers import NORM_LAYERS, first_layer
 from ..torch_messages import TorchMessage

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge.ops import FUNCTION, MATRIX_PRODUCTS
-from ...values import FLOAT32, INT64, Value
+from ...model.values import FLOAT32, INT64, Value
 from ..dtype_names import c10_name, one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import dtypes_of, rank
 from ..dtype_rule import DtypeRule

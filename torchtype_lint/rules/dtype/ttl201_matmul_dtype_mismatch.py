@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..base import RuntimeClaim, register
 from ...knowledge.ops import MATRIX_PRODUCTS
-from ..dtype.matmul_mismatch import matmul_operands
+from .matmul_mismatch import matmul_operands
 from ..dtype_predicates import mismatch_kind
 from ..dtype_rule import DtypeRule
 from .matmul_mismatch import MATMUL_PATTERN, report_mismatch

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import TensorValue
+from ...model.findings import Fix
+from ...model.values import TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, show
 from ..dtype_predicates import all_dtypes, is_float, is_int_or_bool

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT32, TensorValue
+from ...model.findings import Fix
+from ...model.values import FLOAT32, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, show, torch_name
 from ..dtype_predicates import mismatch_kind

@@ -5,10 +5,10 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge import dtypes as D
 from ...knowledge import torch_api as T
-from ...values import ScalarValue, TensorValue, Value
+from ...model.values import ScalarValue, TensorValue, Value
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, dtypes_of, is_bool, is_float, is_int_or_bool

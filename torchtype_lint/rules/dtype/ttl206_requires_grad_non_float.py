@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import BOOL, ScalarValue, TensorValue, Value
+from ...model.findings import Fix
+from ...model.values import BOOL, ScalarValue, TensorValue, Value
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, show
 from ..dtype_predicates import all_dtypes, is_int_or_bool

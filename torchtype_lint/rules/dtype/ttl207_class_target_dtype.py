@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT32, INT64, UINT8, TensorValue, Value, Category, category
+from ...model.findings import Fix
+from ...model.values import FLOAT32, INT64, UINT8, TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, dtypes_of, is_float, rank

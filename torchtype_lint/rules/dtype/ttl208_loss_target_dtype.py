@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT32, Value
+from ...model.findings import Fix
+from ...model.values import FLOAT32, Value
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, dtypes_of, is_bool, is_float, is_int_or_bool, never_equal

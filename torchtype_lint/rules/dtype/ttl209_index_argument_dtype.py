@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge import dtypes as D
-from ...values import BOOL, INT32, INT64, ModuleValue, TensorValue, Value
+from ...model.values import BOOL, INT32, INT64, ModuleValue, TensorValue, Value
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, show
 from ..dtype_predicates import all_dtypes

@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import BOOL, INT32, INT64, UINT8, ScalarValue, TensorValue
+from ...model.findings import Fix
+from ...model.values import BOOL, INT32, INT64, UINT8, ScalarValue, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype_names import origin_note, show
 from ..dtype_predicates import all_dtypes

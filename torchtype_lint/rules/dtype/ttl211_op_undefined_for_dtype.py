@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge.float_only_ops import ACCEPTS_DTYPE, FLOAT_ONLY, OP_NAMES
 from ...knowledge.ops import METHOD
-from ...values import FLOAT32
+from ...model.values import FLOAT32
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, is_int_or_bool

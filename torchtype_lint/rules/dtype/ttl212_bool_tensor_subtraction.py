@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT32, INT64
+from ...model.findings import Fix
+from ...model.values import FLOAT32, INT64
 from ..base import RuntimeClaim, register
 from ..dtype_names import origin_note, said
 from ..dtype_predicates import all_dtypes, is_bool

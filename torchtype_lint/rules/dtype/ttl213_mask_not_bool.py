@@ -6,8 +6,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import BOOL
+from ...model.findings import Fix
+from ...model.values import BOOL
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes

@@ -6,7 +6,7 @@ from typing import Any, List, Optional
 
 import libcst as cst
 
-from ...values import InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value, is_floating
+from ...model.values import InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value, is_floating
 from ..base import RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_rule import DtypeRule

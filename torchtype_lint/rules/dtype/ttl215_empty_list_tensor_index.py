@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from ...values import TensorValue, Value, is_integral
+from ...model.values import TensorValue, Value, is_integral
 from ..base import RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_predicates import all_dtypes

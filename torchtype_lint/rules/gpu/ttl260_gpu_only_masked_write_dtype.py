@@ -5,10 +5,10 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
+from ...model.findings import Fix
 from ...knowledge.devices import device_origin, gpu_device
 from ...knowledge.gpu_only import cuda_failure
-from ...values import BOOL, TensorValue
+from ...model.values import BOOL, TensorValue
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_names import one

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...knowledge.devices import device_origin, gpu_device, on_gpu
 from ...knowledge.gpu_only import cuda_failure
-from ...values import FLOAT32, TensorValue
+from ...model.values import FLOAT32, TensorValue
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.layer_inputs import module_call

@@ -10,7 +10,7 @@ from ...knowledge.devices import device_origin, gpu_device
 from ...knowledge.einsum import parse_equation
 from ...knowledge.gpu_only import GpuOnlyCase, cuda_failure
 from ...knowledge.ops import METHOD, OPERATOR, OpCall
-from ...values import ScalarValue, SequenceValue, StringValue, TensorValue, Value
+from ...model.values import ScalarValue, SequenceValue, StringValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_names import one

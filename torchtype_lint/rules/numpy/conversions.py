@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from ...values import Origin
+from ...model.values import Origin
 from ..context import RuleContext
 
 

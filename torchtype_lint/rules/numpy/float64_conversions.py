@@ -10,8 +10,8 @@ from typing import Any, Optional
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import FLOAT64, ArrayValue, Origin
+from ...model.findings import Fix
+from ...model.values import FLOAT64, ArrayValue, Origin
 from ..context import RuleContext
 from ..source_edits import dtype_attr, method_call, paren, code, torch_module_expr
 from .conversions import conversion_name

@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from ...knowledge.ops import MODULE, SIZE_FACTORIES, OpCall
-from ...values import FLOAT32, FLOAT64, SequenceValue, TensorValue, Value
+from ...model.values import FLOAT32, FLOAT64, SequenceValue, TensorValue, Value
 from ..context import RuleContext
 from ..source_edits import code
 from .conversions import conversion_in_chain

@@ -6,9 +6,9 @@ import libcst as cst
 
 from ...knowledge import dtypes as D
 from ...knowledge.ops import MODULE
-from ...values import FLOAT64, DTypeValue, ModuleValue, TensorValue
+from ...model.values import FLOAT64, DTypeValue, ModuleValue, TensorValue
 from ..context import RuleContext
-from ..numpy.conversions import conversion_in_chain
+from .conversions import conversion_in_chain
 
 _CASTS = set(D.CAST_METHODS) | {"type", "type_as"}
 

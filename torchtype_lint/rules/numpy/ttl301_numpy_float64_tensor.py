@@ -9,7 +9,7 @@ Policy, one root cause -> one report, and only where the float64 does harm:
 - a use that fails in a float32 layer, matmul, loss or index write is an error of its own rule
   (TTL401, TTL205, TTL208...) explaining the conversion: the checker drops TTL301's warning
   then, as it does when the code casts the tensor explicitly later on (``later_casts.py``,
-  ``torchtype_lint/root_causes.py``);
+  ``torchtype_lint/checker/root_causes.py``);
 - copies (``p.data.copy_(t)``, ``load_state_dict``), casts, prints, comparisons and float64-only
   arithmetic are no harm: nothing is reported (TTL903, opt-in, flags every such conversion).
 """

@@ -5,7 +5,7 @@ from typing import Any
 
 import libcst as cst
 
-from ...values import TOP, ArrayValue
+from ...model.values import TOP, ArrayValue
 from ..base import RuntimeClaim, register
 from ..dtype_rule import DtypeRule
 from ..numpy.conversions import conversion_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...values import Category, category
+from ...model.values import Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_names import origin_note, show
 from ..dtype_predicates import all_dtypes, is_float

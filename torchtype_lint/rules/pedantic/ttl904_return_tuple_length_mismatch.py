@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...values import SequenceValue
+from ...model.values import SequenceValue
 from ..annotation.shape_annotations import shape_annotation, tuple_element_annotations
 from ..annotation.ttl602_shape_annotation_return_mismatch import producer, short
 from ..base import Rule, RuntimeClaim, register

@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import BFLOAT16, FLOAT16, FLOAT32, ModuleValue, TensorValue
+from ...model.findings import Fix
+from ...model.values import BFLOAT16, FLOAT16, FLOAT32, ModuleValue, TensorValue
 from ..base import RuntimeClaim, register
 from ..dtype.matmul_mismatch import matmul_operands
 from ..dtype_names import one, origin_note, scalar_type_name, show

@@ -5,7 +5,7 @@ from typing import Any, Optional, Tuple
 
 import libcst as cst
 
-from ...values import ModuleValue, Value
+from ...model.values import ModuleValue, Value
 from ..context import RuleContext
 from ..dtype.losses import loss_call, loss_ops
 

@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Tuple
 
 from ...knowledge.ops import METHOD, SIGNATURES, OpCall
 from ...knowledge.torch_api import int_const
-from ...values import TOP, NoneValue, ScalarValue, SequenceValue, Value
+from ...model.values import TOP, NoneValue, ScalarValue, SequenceValue, Value
 
 #: Parameters a tensor method takes as ``*args`` (``x.permute(2, 0, 1)``) as well as one tuple.
 _VARARG_PARAMETERS = {"torch.permute": "dims"}

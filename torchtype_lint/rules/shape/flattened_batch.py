@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Tuple
 import libcst as cst
 
 from ...knowledge.torch_api import int_const, shape_from_size_args
-from ...values import ModuleValue, TensorValue, Value, numel
+from ...model.values import ModuleValue, TensorValue, Value, numel
 from .known import _known, _shape
 from ..context import RuleContext
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
-from ...values import TensorValue, Value
+from ...model.values import TensorValue, Value
 
 
 def _known(dim: Any) -> bool:

@@ -5,7 +5,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from ...values import SequenceValue, TensorValue, Value
+from ...model.values import SequenceValue, TensorValue, Value
 from ..context import RuleContext
 
 

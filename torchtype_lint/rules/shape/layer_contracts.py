@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 
 from ...knowledge import nn_modules as NN
 from ...knowledge import shapes as S
-from ...values import TOP, CallArgs, ModuleValue, TensorValue, Value, describe_shape
+from ...model.values import TOP, CallArgs, ModuleValue, TensorValue, Value, describe_shape
 from .known import _known, _shape
 from .messages import layer_label
 

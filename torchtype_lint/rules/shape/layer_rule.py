@@ -5,7 +5,7 @@ from typing import Any, Tuple
 
 import libcst as cst
 
-from ...values import ModuleValue, TensorValue, describe_shape, numel
+from ...model.values import ModuleValue, TensorValue, describe_shape, numel
 from ..base import Rule, expr_text
 from .call_matchers import _module_call
 from .flattened_batch import _flattened_batch

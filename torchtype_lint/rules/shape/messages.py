@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
-from ...values import ModuleValue, Origin, TensorValue, Value, describe_shape
+from ...model.values import ModuleValue, Origin, TensorValue, Value, describe_shape
 from ..base import expr_text
 from .layer_chain import chain_source
 from ..context import RuleContext

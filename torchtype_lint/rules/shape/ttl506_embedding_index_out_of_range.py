@@ -5,7 +5,7 @@ from typing import Any, List, Optional, Tuple
 
 import libcst as cst
 
-from ...values import Origin, TensorValue, Value
+from ...model.values import Origin, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _module_call
 from .known import _known

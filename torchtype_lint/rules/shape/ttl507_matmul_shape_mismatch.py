@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 import libcst as cst
 
 from ...knowledge import shapes as S
-from ...values import describe_shape
+from ...model.values import describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..dtype.matmul_mismatch import matmul_operands
 from .known import _known, _shape

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, Tuple
 import libcst as cst
 
 from ...knowledge.torch_api import int_const
-from ...values import SequenceValue, describe_shape
+from ...model.values import SequenceValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from .known import _known, _shape
 from .messages import shape_origin

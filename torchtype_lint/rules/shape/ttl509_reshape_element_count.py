@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...knowledge import shapes as S
 from ...knowledge.torch_api import int_const, shape_from_size_args
-from ...values import ScalarValue, SequenceValue, TensorValue, Value, numel
+from ...model.values import ScalarValue, SequenceValue, TensorValue, Value, numel
 from ..base import Rule, RuntimeClaim, register
 from .dim_arguments import ints_of, tensor_argument
 from .known import _known, _shape

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...knowledge import shapes as S
-from ...values import describe_shape, numel
+from ...model.values import describe_shape, numel
 from ..base import Rule, RuntimeClaim, register
 from .call_matchers import LOSS_OPS, _loss_call
 from .known import _shape

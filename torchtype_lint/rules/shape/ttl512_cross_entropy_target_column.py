@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...values import TensorValue, describe_shape, is_integral
+from ...model.values import TensorValue, describe_shape, is_integral
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .call_matchers import LOSS_OPS, _loss_call
 from .known import _known, _shape

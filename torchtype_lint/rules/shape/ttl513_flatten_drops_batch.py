@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...values import Origin, describe_shape, numel
+from ...model.values import Origin, describe_shape, numel
 from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _module_call
 from .flattened_batch import _flattened_batch, _note_flatten

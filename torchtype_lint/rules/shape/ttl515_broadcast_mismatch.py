@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 import libcst as cst
 
 from ...knowledge import shapes as S
-from ...values import TensorValue, Value, describe_shape
+from ...model.values import TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, expr_text, register
 from .call_matchers import _loss_call
 from .known import _shape

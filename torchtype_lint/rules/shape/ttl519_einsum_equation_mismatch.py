@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...knowledge.einsum import einsum_problem, parse_equation
 from ...knowledge.torch_api import einsum_operands
-from ...values import StringValue, TensorValue, describe_shape
+from ...model.values import StringValue, TensorValue, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from .messages import shape_origin

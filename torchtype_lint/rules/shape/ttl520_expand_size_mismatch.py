@@ -5,7 +5,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ...values import describe_shape
+from ...model.values import describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from .dim_arguments import sizes_given

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator, Optional, Set
 import libcst as cst
 
 from ...knowledge.data_pipeline import DataLoaderValue, LastBatch
-from ...values import FunctionValue, InstanceValue, ScalarValue, TensorValue, Value
+from ...model.values import FunctionValue, InstanceValue, ScalarValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call

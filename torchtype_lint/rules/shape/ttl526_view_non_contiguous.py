@@ -6,7 +6,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ...knowledge.torch_api import int_const, shape_from_size_args
-from ...values import ScalarValue, SequenceValue, TensorValue, numel
+from ...model.values import ScalarValue, SequenceValue, TensorValue, numel
 from ..base import Rule, RuntimeClaim, expr_text, register
 from ..context import RuleContext
 from .known import _known, _shape
