@@ -5,8 +5,8 @@ from typing import Any
 
 import libcst as cst
 
-from ...findings import Fix
-from ...values import TensorValue, Value, Category, category
+from ...model.findings import Fix
+from ...model.values import ScalarValue, SequenceValue, TensorValue, Value, Category, category
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, never_equal, rank
@@ -106,9 +106,11 @@ class IndexPutDtype(DtypeRule):
             return
         index_values = [ctx.value(el.slice.value) for el in target.slice if isinstance(el.slice, cst.Index)]
         tensors = [v for v in index_values if isinstance(v, TensorValue)]
-        if not tensors:
+        int_lists = [v for v in index_values if _is_int_list(v)]
+        if not tensors and not int_lists:
             return  # basic indexing casts silently
         src_rank = rank(src)
+        # A list of ints indexes like an int64 tensor (measured: even an empty list, even a 0-dim source).
         integer_index = all(all_dtypes(t, lambda d: category(d) == Category.INT) for t in tensors)
         if not (src_rank is not None and src_rank >= 1) and not integer_index:
             return  # a 0-dim source through a mask is filled (and cast) like a scalar
@@ -126,6 +128,16 @@ class IndexPutDtype(DtypeRule):
                   f"{show(src)}{origin_note(src)} (torch: {said(torch_says)}); convert the value with "
                   f"`.to({code(target.value, 20)}.dtype)`",
                   origin=src.origin, fix=fix)
+
+
+def _is_int_list(value: Value) -> bool:
+    """A Python list that is empty or holds only ints (not bools: a bool list is a mask)."""
+    if not isinstance(value, SequenceValue) or value.container != "list":
+        return False
+    if value.items == ():
+        return True
+    items = value.items if value.items is not None else (value.element,)
+    return all(isinstance(v, ScalarValue) and v.pytype == "int" for v in items)
 
 
 def _paren(node: Any) -> Any:
