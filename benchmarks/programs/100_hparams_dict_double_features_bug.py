@@ -1,6 +1,7 @@
 """Bug: an hparams dict switches on "use_double" for the feature extractor (copied from a numerics experiment); the factory returns float64 features that reach the float32 classifier.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/eriklindernoren/PyTorch-YOLOv3/issues/523

@@ -1,6 +1,7 @@
 """Bug: the server's weighted FedAvg adds every client entry into a copy of the global state in place; BatchNorm's int64 num_batches_tracked cannot hold the float-weighted sum.
 
 family: int-float
+category: mutated-modules
 expected: RuntimeError
 message: result type Float can't be cast to the desired output type Long
 source: https://github.com/LuminLiu/HierFL/issues/1

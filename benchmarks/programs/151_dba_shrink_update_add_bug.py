@@ -1,6 +1,7 @@
 """Bug: the aggregation step adds the scaled weight update to every entry of the global model's state dict in place; the BatchNorm counter is int64 and the update is float.
 
 family: int-float
+category: mutated-modules
 expected: RuntimeError
 message: result type Float can't be cast to the desired output type Long
 source: https://github.com/AI-secure/DBA/issues/1

@@ -1,6 +1,7 @@
 """Bug: the LSTM's hidden state is built once per epoch for batch_size reviews; 40 reviews in batches of 16 leave a last batch of 8, and the LSTM rejects the 16-row state.
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: Expected hidden[0] size
 source: https://github.com/udacity/deep-learning-v2-pytorch/pull/398

@@ -1,6 +1,7 @@
 """Bug: the training loop reshapes the network's scores with view(args.batch_size, args.num_classes); 100 images in batches of 32 leave 4 at the end of the epoch, 40 scores that cannot fill [32, 10].
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: is invalid for input of size 40
 source: https://github.com/gsp-27/pytorch_Squeezenet/issues/2

@@ -1,6 +1,7 @@
 """Bug: to_latent reshapes the encoded frames with the module-level BSIZE; the test loader keeps its last, smaller batch (50 rollouts in batches of 16 leave 2), and view(BSIZE, SEQ_LEN, LSIZE) cannot hold it.
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: is invalid for input of size
 source: https://github.com/ctallec/world-models/issues/25

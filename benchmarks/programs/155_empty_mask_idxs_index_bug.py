@@ -1,6 +1,7 @@
 """Bug: the indices of the masked samples are collected only for samples whose mask ratio passes the threshold; in a batch where none does the list is empty, torch.tensor([]) is float32, and indexing the semantic weights with it fails.
 
 family: int-float
+category: data-paths
 expected: IndexError
 message: tensors used as indices must be long
 source: https://github.com/tinyvision/SOLIDER/issues/12

@@ -1,6 +1,7 @@
 """Bug: the attention block keeps its relative-position bias as a plain tensor attribute, so model.half() converts the projections but leaves the bias float32; the scores are promoted to float32 and the half value projection rejects them.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: to have the same dtype
 source: https://github.com/huggingface/transformers/pull/22888

@@ -1,6 +1,7 @@
 """Bug: the GAN trainer builds its real/fake label tensors once for the configured batch size; 15 defect-free images in batches of 10 leave a last batch of 5, and the MSE adversarial loss cannot match 5 scores with 10 labels.
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: must match the size of tensor b (10)
 source: https://github.com/DEVILENMO/Unsupervised-Defect-Detection-Project-Based-on-VAE-GAN-Architecture/issues/3

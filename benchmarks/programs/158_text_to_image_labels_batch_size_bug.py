@@ -1,6 +1,7 @@
 """Bug: the conditional GAN's training step builds its real labels with the trainer's batch_size inside the batch loop; 70 caption/image pairs in batches of 64 end with a batch of 6, and BCE gets 6 outputs for 64 targets.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Using a target size (torch.Size([64])) that is different to the input size (torch.Size([6]))
 source: https://github.com/aelnouby/Text-to-Image-Synthesis/issues/37

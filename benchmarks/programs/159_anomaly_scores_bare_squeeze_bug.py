@@ -1,6 +1,7 @@
 """Bug: the anomaly model's forward ends with a bare .squeeze(); with 33 test images in batches of 8 the last batch holds one image, squeeze() drops its batch dimension, and the loss gets a 0-dim score for a (1,) target.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Target size (torch.Size([1])) must be the same as input size (torch.Size([]))
 source: https://github.com/open-edge-platform/anomalib/issues/2883

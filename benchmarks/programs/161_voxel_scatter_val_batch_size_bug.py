@@ -1,6 +1,7 @@
 """Bug: validation passes the configured val_batch_size into the model, which scatters point features into a dense per-sample grid of that many rows; 22 scans in batches of 6 end with a batch of 4, and the loss gets 6 predictions for 4 labels.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Expected input batch_size (6) to match target batch_size (4)
 source: https://github.com/xinge008/Cylinder3D/issues/58

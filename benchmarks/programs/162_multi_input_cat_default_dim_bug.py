@@ -1,6 +1,7 @@
 """Bug: the multi-input model concatenates the embeddings of its six inputs with torch.cat's default dim 0, so a batch of 10 samples comes out as 60 rows of logits against 10 labels.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Expected input batch_size (60) to match target batch_size (10)
 source: https://github.com/pytorch/pytorch/issues/139031

@@ -1,6 +1,7 @@
 """Bug: the patch classifier's fully connected head uses nn.BatchNorm2d after its nn.Linear layers, whose outputs are (N, features), not (N, C, H, W).
 
 family: shape
+category: model-shapes
 expected: ValueError
 message: expected 4D input (got 2D input)
 source: https://github.com/rcdaudt/patch_based_change_detection/issues/1

@@ -1,6 +1,7 @@
 """Bug: the DANN domain classifier normalizes the reversed (N, 100) features with nn.BatchNorm2d.
 
 family: shape
+category: model-shapes
 expected: ValueError
 message: expected 4D input (got 2D input)
 source: https://github.com/hehai131/DANN/issues/3

@@ -1,6 +1,7 @@
 """Bug: the inference helper stacks the frames of each sample and adds a batch dimension, so the 2D segmentation network gets a 5D (1, T, C, H, W) tensor.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: Expected 3D (unbatched) or 4D (batched) input to conv2d
 source: https://github.com/long123524/SEANet_torch/issues/4

@@ -1,6 +1,7 @@
 """Bug: the encoder's __init__ assigns self.bn4 twice (a BatchNorm2d for the fourth conv, later a BatchNorm1d for the fc head); the later one wins, and forward normalizes the 4D conv features with it.
 
 family: shape
+category: mutated-modules
 expected: ValueError
 message: expected 2D or 3D input (got 4D input)
 source: https://github.com/pytorch/pytorch/issues/6316

@@ -1,6 +1,7 @@
 """Bug: the convolutional autoencoder's transposed-conv decoder has no padding, so it rebuilds 129x201 spectrograms from 128x200 inputs and the reconstruction loss cannot compare them.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: must match the size of tensor b
 source: https://github.com/tyiannak/deep_audio_features/issues/23

@@ -1,6 +1,7 @@
 """Bug: the crowd-counting network predicts its density map at 1/4 of the image resolution, and the RMSE-style loss compares it with the full-resolution ground-truth map.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: must match the size of tensor b
 source: https://github.com/maheshkkumar/fscc/issues/5

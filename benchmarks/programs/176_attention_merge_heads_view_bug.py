@@ -1,6 +1,7 @@
 """Bug: the multi-head attention block merges its heads with transpose(1, 2).view(...): the attention output is laid out (batch, heads, time, dim), so the transposed tensor cannot be viewed as (batch, time, heads * dim).
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: view size is not compatible with input tensor's size and stride
 source: https://github.com/PetrochukM/PyTorch-NLP/pull/90

@@ -1,6 +1,7 @@
 """Bug: the spatial co-occurrence layer builds channel pairs from a permuted feature map and flattens them with view(-1, 2); the permuted map is not contiguous, so view cannot flatten it.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: view size is not compatible with input tensor's size and stride
 source: https://github.com/fl16180/small-object-detection/issues/2

@@ -1,6 +1,7 @@
 """Bug: the depth-warping step permutes the projected pixel coordinates to (B, H, W, 2), takes the u channel and flattens it with view(-1), which needs the u values to be contiguous in memory.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: view size is not compatible with input tensor's size and stride
 source: https://github.com/lppllppl920/EndoscopyDepthEstimation-Pytorch/issues/13

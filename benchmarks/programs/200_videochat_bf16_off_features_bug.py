@@ -1,6 +1,7 @@
 """Bug: the training arguments default to bf16=False, so the model trains in float32, but the dataset casts the cached CLIP video features to bfloat16 unconditionally; the mm_projector Linear refuses BFloat16 features against its Float weight.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/mbzuai-oryx/Video-ChatGPT/issues/21

@@ -1,6 +1,7 @@
 """Bug: --fp16 (on by default here, as in the report's command line) casts the video transformer to float16, but the text encoder is loaded in its checkpoint's bfloat16 and its context embeddings reach the cross-attention unconverted; the key projection refuses BFloat16 against Half.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/deepbeepmeep/Wan2GP/issues/158

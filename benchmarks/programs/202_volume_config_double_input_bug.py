@@ -1,6 +1,7 @@
 """Bug: the training config keeps the CT volumes in float64 ("to keep the Hounsfield precision") and the loop casts every batch with images.double(), but the 3D EfficientNet-style classifier was never converted; its first Conv3d refuses double input against float weights.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: should be the same
 source: https://github.com/shijianjian/EfficientNet-PyTorch-3D/issues/15

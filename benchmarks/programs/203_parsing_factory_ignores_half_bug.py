@@ -1,6 +1,7 @@
 """Bug: init_parsing_model(half=True) accepts a half flag but never applies it, so the face-parsing net stays float32 while the segmenter, trusting the same flag, feeds it float16 faces; the first conv refuses Half input against Float weights.
 
 family: precision
+category: factories
 expected: RuntimeError
 message: should be the same
 source: https://github.com/xinntao/facexlib/issues/41

@@ -1,6 +1,7 @@
 """Bug: --input_nc 1 (the grayscale setting this run defaults to) builds a 1-channel generator, but the unaligned dataset calls get_transform(opt) without grayscale=True, so the images stay 3-channel RGB and the generator's first conv rejects them.
 
 family: shape
+category: configuration
 expected: RuntimeError
 message: to have 1 channels, but got 3 channels instead
 source: https://github.com/taesungp/contrastive-unpaired-translation/issues/57

@@ -1,6 +1,7 @@
 """Bug: basic_config lists the six Kaggle toxic labels and the classifier head is sized from it, but the processor takes every CSV column after the text as a label, so a 36-label dataset gives (batch, 36) targets for (batch, 6) logits and BCEWithLogitsLoss refuses them.
 
 family: shape
+category: configuration
 expected: ValueError
 message: must be the same as input size
 source: https://github.com/lonePatient/Bert-Multi-Label-Text-Classification/issues/10

@@ -1,6 +1,7 @@
 """Bug: the hyperparameters set batch_first=True and the encoder layers follow it, but the positional encoder keeps its table laid out (max_seq_len, 1, d_model) and slices it by the sequence length; added to a (batch, seq, d_model) input it cannot broadcast against the batch dimension.
 
 family: shape
+category: configuration
 expected: RuntimeError
 message: must match the size of tensor b (12) at non-singleton dimension 0
 source: https://github.com/KasperGroesLudvigsen/influenza_transformer/issues/9

@@ -1,6 +1,7 @@
 """Bug: the experiment config marks the task multilabel, so the processor encodes each label as a 4-wide multi-hot row, but the prediction head stays the default single-label TextClassificationHead, whose CrossEntropyLoss flattens the (8, 4) label ids into 32 targets for 8 rows of logits.
 
 family: class-target
+category: configuration
 expected: ValueError
 message: Expected input batch_size (8) to match target batch_size (32)
 source: https://github.com/deepset-ai/FARM/issues/100

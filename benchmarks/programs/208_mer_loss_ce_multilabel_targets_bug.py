@@ -1,6 +1,7 @@
 """Bug: the README command (and so the default here) trains with --loss ce, but CMU-MOSEI emotions are multi-label: each target is a 6-wide 0/1 row of ints, and CrossEntropyLoss reads a target shaped like the logits as class probabilities and refuses the integer rows.
 
 family: class-target
+category: configuration
 expected: RuntimeError
 message: Expected floating point type for target with class probabilities
 source: https://github.com/wenliangdai/Modality-Transferable-MER/issues/3

@@ -1,6 +1,7 @@
 """Bug: the segmentation config switches the loss from DiceLoss to CrossEntropyLoss, but the dataset still returns its class-index masks as .astype('float') (float64), which Dice accepted; cross entropy wants Long class indices.
 
 family: class-target
+category: configuration
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Double
 source: https://github.com/qubvel-org/segmentation_models.pytorch/issues/197

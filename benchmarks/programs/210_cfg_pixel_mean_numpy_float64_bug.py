@@ -1,6 +1,7 @@
 """Bug: the config's custom PIXEL_MEAN / PIXEL_STD are computed from the training images with numpy (float64 arrays); the model registers them with torch.tensor, so normalizing the float32 images promotes them to float64 and the backbone conv refuses the double input.
 
 family: numpy-float64
+category: configuration
 expected: RuntimeError
 message: should be the same
 source: https://github.com/facebookresearch/detectron2/issues/5026

@@ -1,6 +1,7 @@
 """Bug: the config selects the "dali" loader, whose image decoder hands back raw uint8 HWC pixels; only the "pil" loader path converts to float and scales, so the pose network's first conv gets a Byte batch.
 
 family: int-float
+category: configuration
 expected: RuntimeError
 message: should be the same
 source: https://github.com/NVIDIA/DALI/issues/2460

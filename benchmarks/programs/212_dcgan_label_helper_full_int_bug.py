@@ -1,6 +1,7 @@
 """Bug: the DCGAN's label helper fills its tensor with torch.full(..., real_label) where real_label = 1 is a Python int, which newer torch turns into an int64 tensor; BCELoss wants float targets.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: Found dtype Long but expected Float
 source: https://github.com/pytorch/pytorch/issues/45373

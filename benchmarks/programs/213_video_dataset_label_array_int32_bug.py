@@ -1,6 +1,7 @@
 """Bug: the video dataset builds its label index array as 32-bit ints (np.int32, what dtype=int means on the reporter's Windows numpy) and __getitem__ returns torch.from_numpy of it; CrossEntropyLoss refuses Int class targets.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: expected target dtype to be Long
 source: https://github.com/jfzhang95/pytorch-video-recognition/issues/71

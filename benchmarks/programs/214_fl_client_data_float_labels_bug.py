@@ -1,6 +1,7 @@
 """Bug: the federated simulation's data helper builds each client's labels with torch.Tensor(...), i.e. float32, and compute_loss hands them straight to CrossEntropyLoss, which wants Long class indices.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Float
 source: https://github.com/burlachenkok/flpytorch/pull/14

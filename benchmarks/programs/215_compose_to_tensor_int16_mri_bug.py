@@ -1,6 +1,7 @@
 """Bug: the 16-bit MRI slices go through a Compose([RandomCrop, ToTensor]) pipeline whose ToTensor, like torchvision's for 'I;16' images, only converts and scales 8-bit images and returns 16-bit ones as an int16 tensor; no step casts to float, so the network's conv gets Short input.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: should be the same
 source: https://github.com/pytorch/vision/issues/317

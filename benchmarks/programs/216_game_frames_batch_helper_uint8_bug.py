@@ -1,6 +1,7 @@
 """Bug: the training-data preprocessing script turns each run of captured game frames into a batch with a helper that stacks and permutes the uint8 screenshots but never converts them to float; the ResNet feature extractor's conv refuses the Byte batch.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: Input type (unsigned char)
 source: https://github.com/FengQuanLi/ResnetGPT/issues/19

@@ -1,6 +1,7 @@
 """Bug: the smoke-test helper builds random inputs for the video+label network, drawing the label vector with torch.randint (int64); the network's label_block Linear refuses the Long labels against its Float weight.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/pytorch/pytorch/issues/118280

@@ -1,6 +1,7 @@
 """Bug: the linear-regression-from-scratch chapter's data helper draws the features with np.random.normal and wraps them with torch.from_numpy, so they are float64, while the parameters are created float32; torch.mm in linreg refuses the mix.
 
 family: numpy-float64
+category: factories
 expected: RuntimeError
 message: expected m1 and m2 to have the same dtype
 source: https://github.com/OUCMachineLearning/OUCML/issues/24

@@ -1,6 +1,7 @@
 """Bug: the MTCNN detector's image_tools.convert_image_to_tensor casts the resized image to float64 before a torchvision-style to_tensor, which only converts and scales uint8 arrays and passes others through; P-Net's first conv gets a double batch.
 
 family: numpy-float64
+category: factories
 expected: RuntimeError
 message: Input type (double)
 source: https://github.com/kuaikuaikim/dface/issues/33

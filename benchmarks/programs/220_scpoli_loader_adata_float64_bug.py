@@ -1,6 +1,7 @@
 """Bug: the scPoli-style trainer's loader helper wraps adata.X with torch.from_numpy; after log1p normalization the expression matrix is float64, so the encoder's first Linear refuses Double input against Float weights.
 
 family: numpy-float64
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/theislab/scarches/issues/195

@@ -1,6 +1,7 @@
 """Bug: the IResNet face model sizes its fc layer for 112x112 faces (fc_scale = 7 * 7 after four stride-2 stages), but the preprocessing pipeline built for the SER-FIQ scorer has no resize step, so a 256x256 image reaches the fc flattened to 16 * 16 positions.
 
 family: shape
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 shapes cannot be multiplied
 source: https://github.com/jankolf/ser-fiq-pytorch/issues/3

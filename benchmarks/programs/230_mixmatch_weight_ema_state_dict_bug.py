@@ -1,6 +1,7 @@
 """Bug: MixMatch's WeightEMA takes its parameter lists from model.state_dict().values(), so the EMA step also visits BatchNorm's int64 num_batches_tracked, and ema_param.mul_(alpha) cannot write a float product into a Long tensor.
 
 family: int-float
+category: mutated-modules
 expected: RuntimeError
 message: result type Float can't be cast to the desired output type Long
 source: https://github.com/YU1ut/MixMatch-pytorch/issues/27

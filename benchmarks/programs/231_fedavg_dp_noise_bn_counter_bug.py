@@ -1,6 +1,7 @@
 """Bug: the federated client adds Gaussian differential-privacy noise in place to every entry of its model diff; with a BatchNorm network the diff holds the int64 num_batches_tracked counter, and adding float noise to it in place is refused.
 
 family: int-float
+category: mutated-modules
 expected: RuntimeError
 message: result type Float can't be cast to the desired output type Long
 source: https://github.com/heroding77/fedavg_encrypt/issues/2

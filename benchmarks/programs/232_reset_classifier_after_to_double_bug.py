@@ -1,6 +1,7 @@
 """Bug: the fine-tuning script moves the backbone to float64 and then calls reset_classifier(); the head's reset builds a fresh nn.Linear with the float32 default, so the float64 pooled features reach a float32 classifier.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/huggingface/pytorch-image-models/pull/2743

@@ -1,6 +1,7 @@
 """Bug: the Normalize preprocessing module keeps mean and std as plain tensor attributes, so model.half() converts the convolutions but not them; (x - mean) / std promotes the half image back to float32 and the half convolution refuses it.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: should be the same
 source: https://github.com/kornia/kornia/pull/4330

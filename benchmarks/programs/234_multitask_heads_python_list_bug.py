@@ -1,6 +1,7 @@
 """Bug: the multitask model keeps its per-task heads in a plain Python list, so they are not registered submodules; model.double() (used to match the float64 numpy features) converts the shared trunk but not the heads, which then receive float64 activations.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/pytorch/pytorch/issues/15005

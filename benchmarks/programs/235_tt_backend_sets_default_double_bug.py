@@ -1,6 +1,7 @@
 """Bug: the tensor-train helper sets torch's default dtype to float64 when it is loaded (as importing the library did), after the rating model was built in float32; the feature batches built afterwards with torch.tensor() from Python floats are float64 and the float32 model rejects them.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/rballester/tntorch/issues/4

@@ -1,6 +1,7 @@
 """Bug: the sinusoidal position table is rebuilt in forward when a longer batch arrives, always in the default float32; in a model converted with .half() the half token embeddings plus the new float32 positions are float32 and the half attention projection rejects them.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/huggingface/transformers/pull/13665

@@ -1,6 +1,7 @@
 """Bug: the prediction head owns its CrossEntropyLoss (with class weights) as a submodule, so the fp16 switch model.half() also turns the loss's weight buffer to half; the head upcasts its logits to float32 for the loss, and the float32 loss refuses half class weights.
 
 family: precision
+category: mutated-modules
 expected: RuntimeError
 message: expected scalar type Float but found Half
 source: https://github.com/NVIDIA/apex/issues/837

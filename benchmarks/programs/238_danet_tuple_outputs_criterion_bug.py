@@ -1,6 +1,7 @@
 """Bug: DANet's forward returns a tuple of three segmentation maps (fused, position-attention, channel-attention), but the criterion is built without --aux, so its plain CrossEntropyLoss path receives the whole tuple as its input.
 
 family: shape
+category: model-outputs
 expected: TypeError
 message: must be Tensor, not tuple
 source: https://github.com/CASIA-IVA-Lab/DANet/issues/137

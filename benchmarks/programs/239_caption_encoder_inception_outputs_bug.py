@@ -1,6 +1,7 @@
 """Bug: the captioning encoder's Inception backbone is built with aux_logits=True, so in training mode it returns an InceptionOutputs namedtuple (logits, aux_logits) instead of a tensor, and the encoder applies ReLU to the whole namedtuple.
 
 family: shape
+category: model-outputs
 expected: TypeError
 message: must be Tensor, not InceptionOutputs
 source: https://github.com/aladdinpersson/Machine-Learning-Collection/issues/161

@@ -1,6 +1,7 @@
 """Bug: the data silo computes balanced class weights with numpy (float64), and the text classification head wraps them with torch.tensor() into a float64 weight for its CrossEntropyLoss, which the float32 logits cannot use.
 
 family: numpy-float64
+category: model-outputs
 expected: RuntimeError
 message: expected scalar type Float but found Double
 source: https://github.com/deepset-ai/FARM/issues/758

@@ -1,6 +1,7 @@
 """Bug: the graph autoencoder computes its positive-edge weight from numpy adjacency sums, which leaves a numpy.float64 scalar, and binary_cross_entropy_with_logits only takes a Tensor for pos_weight.
 
 family: numpy-float64
+category: model-outputs
 expected: TypeError
 message: must be Tensor, not numpy.float64
 source: https://github.com/zfjsail/gae-pytorch/issues/4

@@ -1,6 +1,7 @@
 """Bug: with use_bn the captioning model's att_embed starts with BatchNorm1d(att_feat_size), but the region features reach it as (batch, regions, feat) without being packed to (regions, feat) first, so BatchNorm1d takes the region axis as its channels.
 
 family: shape
+category: model-outputs
 expected: RuntimeError
 message: running_mean should contain 6 elements not 32
 source: https://github.com/ruotianluo/self-critical.pytorch/issues/44

@@ -1,6 +1,7 @@
 """Bug: the feature-pyramid neck builds its norm layers from norm_cfg, and type='LN' maps to nn.LayerNorm(channels), which normalizes the last axis; the conv outputs are (N, C, H, W), so the LayerNorm finds W where it expects C.
 
 family: shape
+category: model-outputs
 expected: RuntimeError
 message: Given normalized_shape=[16], expected input with shape [*, 16]
 source: https://github.com/ViTAE-Transformer/ViTDet/issues/25

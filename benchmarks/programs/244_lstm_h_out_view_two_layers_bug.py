@@ -1,6 +1,7 @@
 """Bug: the forecaster reads the LSTM's final hidden state h_out, shaped (num_layers, batch, hidden), and flattens it with view(-1, hidden_size); with num_layers=2 that stacks both layers into 2*batch rows, and the MSE loss cannot match 80 predictions with 40 targets.
 
 family: shape
+category: model-outputs
 expected: RuntimeError
 message: must match the size of tensor b (40)
 source: https://github.com/cpuheater/pytorch_examples/issues/2

@@ -1,6 +1,7 @@
 """Bug: the active weak-supervision loop overwrites the probabilistic label of each queried point with its one-hot ground truth built by numpy (np.eye gives float64); writing it by index into the float32 label tensor is an index_put of Double into Float.
 
 family: numpy-float64
+category: mixed-precision
 expected: RuntimeError
 message: Index put requires the source and destination dtypes match
 source: https://github.com/SamanthaBiegel/ActiveWeaSuL/pull/3

@@ -1,6 +1,7 @@
 """Bug: with --bf16 the reward scorer allocates its per-question score table in the model's dtype (bfloat16), then writes the yes-probabilities, computed in float32 for a stable softmax, into it by mask; index_put refuses Float into BFloat16.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: Index put requires the source and destination dtypes match
 source: https://github.com/zai-org/VisionReward/issues/7

@@ -1,6 +1,7 @@
 """Bug: the rotary embedding builds its cos/sin tables in a hard-coded float32; in the half model the rotated queries and keys come out float32, so the attention probabilities are float32 while the values are still half, and the probabilities @ values matmul is refused.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: m1 and m2 to have the same dtype
 source: https://github.com/facebookresearch/xformers/issues/325

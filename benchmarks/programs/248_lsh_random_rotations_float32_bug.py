@@ -1,6 +1,7 @@
 """Bug: the LSH attention draws its random hashing rotations with torch.randn (float32) while the half model's query/key vectors are float16, and the einsum that rotates the vectors refuses the mixed dtypes.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: expected scalar type Float but found Half
 source: https://github.com/lucidrains/reformer-pytorch/issues/148

@@ -1,6 +1,7 @@
 """Bug: the document-parser wrapper halves the model only when it runs on CUDA, but always casts the processed page image with .half(); on a CPU machine the float16 pixels reach the float32 patch-embedding convolution.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: should be the same
 source: https://github.com/bytedance/Dolphin/pull/148

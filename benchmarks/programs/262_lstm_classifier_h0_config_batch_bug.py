@@ -1,6 +1,7 @@
 """Bug: the LSTM review classifier builds its initial hidden and cell states from the batch_size it was constructed with; the training loop skips short batches, but 70 test reviews in batches of 32 end with a batch of 6 and the LSTM rejects the 32-row state.
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: Expected hidden[0] size
 source: https://github.com/miyamotok0105/pytorch_handbook/issues/11

@@ -1,6 +1,7 @@
 """Bug: SimCLR's info_nce_loss builds its positive-pair labels from args.batch_size; 100 images in batches of 32 leave 4 images (8 views) at the end of the epoch, and the 64x64 diagonal mask sized from the labels cannot index the 8x8 similarity matrix.
 
 family: shape
+category: data-paths
 expected: IndexError
 message: The shape of the mask
 source: https://github.com/sthalles/SimCLR/issues/40

@@ -1,6 +1,7 @@
 """Bug: the re-ID backbone flattens its pooled (N, 512, 1, 1) features with torch.squeeze(x); training skips short batches, but 33 gallery crops in batches of 8 leave one crop for feature extraction, squeeze also drops its batch dimension, and the ClassBlock's BatchNorm1d gets a 1-D vector.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: expected 2D or 3D input (got 1D input)
 source: https://github.com/layumi/Person_reID_baseline_pytorch/issues/77

@@ -1,6 +1,7 @@
 """Bug: the sentiment CNN squeezes its max-pooled (N, F, 1) filter maps with a bare .squeeze(); 41 validation reviews in batches of 8 leave a single review, squeeze drops its batch dimension too, and torch.cat(..., dim=1) gets 1-D tensors.
 
 family: shape
+category: data-paths
 expected: IndexError
 message: Dimension out of range
 source: https://github.com/bentrevett/pytorch-sentiment-analysis/issues/17

@@ -1,6 +1,7 @@
 """Bug: the video embedding job samples frame indices into a Python list and wraps it with torch.tensor; for a clip whose metadata reports zero frames the list is empty, torch.tensor([]) is float32, and indexing the frame tensor with it fails.
 
 family: int-float
+category: data-paths
 expected: IndexError
 message: tensors used as indices must be long, int, byte or bool tensors
 source: https://github.com/embeddings-benchmark/mteb/pull/4570

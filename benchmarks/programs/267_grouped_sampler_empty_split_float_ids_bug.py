@@ -1,6 +1,7 @@
 """Bug: the aspect-ratio GroupedBatchSampler turns the sampler's indices into a tensor with torch.as_tensor(list(self.sampler)); the validation split keeps only annotated images, none of the three is annotated, the list is empty and becomes float32, and indexing group_ids with it fails.
 
 family: int-float
+category: data-paths
 expected: IndexError
 message: tensors used as indices must be long, int, byte or bool tensors
 source: https://github.com/facebookresearch/maskrcnn-benchmark/pull/627

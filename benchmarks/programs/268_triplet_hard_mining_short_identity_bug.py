@@ -1,6 +1,7 @@
 """Bug: batch-hard triplet mining reshapes the positive distances with dist_mat[is_pos].view(N, -1), which needs every anchor to have the same number of positives; the identity sampler takes min(K, available) images per person, one person has only 2 crops, and the batch that mixes that person with 4-crop identities has unequal positives per anchor (36 distances for 10 anchors).
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: is invalid for input of size
 source: https://github.com/huanghoujing/person-reid-triplet-loss-baseline/issues/35

@@ -1,6 +1,7 @@
 """Bug: multi-crop evaluation concatenates the five crops of each batch along the batch dimension and feeds the model's 5*B scores straight to the loss, whose targets still hold B labels.
 
 family: shape
+category: data-paths
 expected: ValueError
 message: Expected input batch_size (20) to match target batch_size (4)
 source: https://github.com/facebookarchive/fb.resnet.torch/pull/178

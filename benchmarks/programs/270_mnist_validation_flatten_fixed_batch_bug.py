@@ -1,6 +1,7 @@
 """Bug: the validation pass flattens each batch of digits with images.view(batch_size, 784) using the loader's configured batch size; 100 test images in batches of 64 leave a last batch of 36 that cannot be viewed as 64 rows.
 
 family: shape
+category: data-paths
 expected: RuntimeError
 message: shape '[64, 784]' is invalid for input of size
 source: https://github.com/udacity/deep-learning-v2-pytorch/pull/60

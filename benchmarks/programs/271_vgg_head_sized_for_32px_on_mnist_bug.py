@@ -1,6 +1,7 @@
 """Bug: the VGG-style network from a CIFAR tutorial sizes its first fully connected layer for 32x32 inputs (four 2x2 pools leave 2x2 maps), but the federated MNIST task feeds 28x28 digits, which leave 1x1 maps and a quarter of the expected features.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: mat1 and mat2 shapes cannot be multiplied
 source: https://github.com/securefederatedai/openfederatedlearning/issues/226

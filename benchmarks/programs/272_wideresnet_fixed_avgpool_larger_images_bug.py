@@ -1,6 +1,7 @@
 """Bug: WideResNet ends with F.avg_pool2d(out, 8) and out.view(-1, nChannels), which assumes 32x32 inputs (8x8 final maps); on 64x64 images the final maps are 16x16, pooling leaves 2x2, and the view folds them into four times as many rows as images.
 
 family: shape
+category: model-shapes
 expected: ValueError
 message: Expected input batch_size (32) to match target batch_size (8)
 source: https://github.com/uoguelph-mlrg/Cutout/issues/16

@@ -1,6 +1,7 @@
 """Bug: the slot-attention classifier views the backbone's maps as (B, channel, feature_size, feature_size) with feature_size derived from --img_size (64 -> 8), but the dataset transform resizes images to --resize (96), so the maps are 12x12 and the view cannot hold them.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: shape '[4, 32, 8, 8]' is invalid for input of size 18432
 source: https://github.com/wbw520/scouter/issues/10

@@ -1,6 +1,7 @@
 """Bug: the U-Net pads every image up to a multiple of 16 so its pooling and upsampling line up, but returns the logits at the padded size; 47x63 lesion images come back as 48x64 masks and BCEWithLogitsLoss refuses the 47x63 targets.
 
 family: shape
+category: model-shapes
 expected: ValueError
 message: must be the same as input size
 source: https://github.com/sunjesse/shape-attentive-unet/issues/4

@@ -1,6 +1,7 @@
 """Bug: the segmentation ImageFolder reads each image as an (H, W, 3) numpy array and converts it with torch.from_numpy without moving the channels first, so the batched (N, 32, 32, 3) tensor reaches a Conv2d that expects 3 input channels.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: to have 3 channels, but got 32 channels instead
 source: https://github.com/LeeJunHyun/Image_Segmentation/issues/29

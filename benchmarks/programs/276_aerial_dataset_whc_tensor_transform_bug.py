@@ -1,6 +1,7 @@
 """Bug: the aerial-cactus dataset's transform pipeline turns each (W, H, C) image array into a tensor and normalizes it per channel on the last axis, which broadcasts fine, so __getitem__ returns (40, 40, 3) tensors and the classifier's first Conv2d sees 40 channels.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: to have 3 channels, but got 40 channels instead
 source: https://github.com/jakartaresearch/earth-vision/issues/90

@@ -1,6 +1,7 @@
 """Bug: the ImageNet example's accuracy() transposes the top-k predictions with pred.t(), compares them with the targets, and flattens correct[:k] with view(-1); the comparison keeps the transposed strides, so the top-5 slice is not contiguous and view refuses it.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: view size is not compatible with input tensor's size and stride
 source: https://github.com/pytorch/examples/issues/836

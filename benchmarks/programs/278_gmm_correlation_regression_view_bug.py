@@ -1,6 +1,7 @@
 """Bug: the geometric matching module's correlation layer returns its (B, h*w, h, w) volume through two transposes; the regression convs keep that channels-last memory layout, and FeatureRegression's x.view(x.size(0), -1) cannot flatten the result.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: view size is not compatible with input tensor's size and stride
 source: https://github.com/sergeywong/cp-vton/issues/30

@@ -1,6 +1,7 @@
 """Bug: the MNIST CNN's forward goes from the pooled (N, 64, 12, 12) conv maps straight into fc1 = Linear(9216, 128) without flattening them, so the Linear multiplies along the last axis (12) instead of the 9216 features.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: mat1 and mat2 shapes cannot be multiplied (7680x12 and 9216x128)
 source: https://github.com/facebookresearch/CrypTen/issues/487

@@ -1,6 +1,7 @@
 """Bug: the LSTM regressor is built with batch_first=True but its forward views each batch of feature vectors as (1, batch_len, input_dim), which in batch-first layout is one sequence of batch_len steps, so the LSTM expects a 1-row state and rejects the (num_layers, batch_len, hidden) state from init_hidden.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: Expected hidden[0] size (2, 1, 32), got [2, 16, 32]
 source: https://github.com/pytorch/pytorch/issues/1255

@@ -1,6 +1,7 @@
 """Bug: the depth decoder derives its token grid as ceil(H / patch) (a padded patch embedding), but the patch embedding convolves the 134x134 image without padding and yields a floor-sized 33x33 grid, so viewing the 1089 value tokens as (B, 34, 34, C) fails.
 
 family: shape
+category: model-shapes
 expected: RuntimeError
 message: shape '[2, 34, 34, 16]' is invalid for input of size 34848
 source: https://github.com/ashutosh1807/PixelFormer/issues/18

@@ -1,6 +1,7 @@
 """Bug: the eval script's --half flag defaults to True, so the classifier head is converted with model.half() while the features fed to it stay float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/ultralytics/yolov3/issues/1085

@@ -1,6 +1,7 @@
 """Bug: a YAML-like config dict built in code asks for a float64 model (precision: "float64"), the data loader hands it float32 batches.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/pytorch/pytorch/issues/105243

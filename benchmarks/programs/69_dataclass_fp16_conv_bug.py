@@ -1,6 +1,7 @@
 """Bug: a @dataclass training config enables fp16 by default; the model factory halves the CNN but the test images are built float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: Input type (float) and bias type (c10::Half) should be the same
 source: https://github.com/mlfoundations/open_flamingo/issues/260

@@ -1,6 +1,7 @@
 """Bug: a SimpleNamespace config says the labels are float ("label_dtype": "float32" from a regression setup reused for classification); cross_entropy needs class indices of dtype long.
 
 family: class-target
+category: configuration
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Float
 source: https://php.xlycwl.com/faq/1652446.html

@@ -1,6 +1,7 @@
 """Bug: the label factory converts a pandas-like column stored as int32 (Windows' default integer) into the target tensor; cross_entropy refuses int32 targets.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Int
 source: https://github.com/rasbt/machine-learning-book/issues/192

@@ -1,6 +1,7 @@
 """Bug: a registry of feature extractors picked by name from the argparse default; the default one builds its projection with dtype=torch.float64 (copied from a numerics notebook) and the float32 head rejects its output.
 
 family: precision
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/yandex-research/tabular-dl-tabr/issues/23

@@ -1,6 +1,7 @@
 """Bug: the transform pipeline is built from a list of callables; the step that scales uint8 pixels to float is missing from the eval list, so uint8 images reach Conv2d.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: Input type (unsigned char) and bias type (float) should be the same
 source: https://github.com/Deci-AI/super-gradients/issues/1969

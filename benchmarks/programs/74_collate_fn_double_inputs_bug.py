@@ -1,6 +1,7 @@
 """Bug: a custom collate_fn stacks numpy float64 rows and wraps them with torch.tensor(rows); the float32 model rejects the float64 batch.
 
 family: numpy-float64
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/pytorch/pytorch/issues/69446

@@ -1,6 +1,7 @@
 """Bug: the Dataset returns each class label as a Python float read from a CSV column; the default collate turns the floats into a float64 tensor and CrossEntropyLoss needs int64 class indices.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Double
 source: https://github.com/pytorch/pytorch/issues/1113

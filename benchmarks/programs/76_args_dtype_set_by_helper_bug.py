@@ -1,6 +1,7 @@
 """Bug: a setup helper stores the training dtype on args (args.dtype = torch.float16 because --fp16 defaults to on); the model is moved to args.dtype elsewhere and the batch built by another helper stays float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/Yu-Fangxu/COLD-Attack/issues/20

@@ -1,6 +1,7 @@
 """Bug: the loss is picked from a registry by the config's task name ("binary" -> BCEWithLogitsLoss) while the label factory still makes int64 class labels for the multi-class setup.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: result type Float can't be cast to the desired output type Long
 source: https://github.com/ando-khachatryan/HiDDeN/issues/28

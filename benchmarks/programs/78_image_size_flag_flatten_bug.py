@@ -1,6 +1,7 @@
 """Bug: the --img-size flag defaults to 64 but the classifier's first Linear was sized for the 32x32 images of the original config (16 * 8 * 8 features after two poolings).
 
 family: shape
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 shapes cannot be multiplied
 source: https://github.com/talbenha/cell-tracker-gnn/issues/8

@@ -1,6 +1,7 @@
 """Bug: the fine-tuning script's --bf16 flag is on by default and casts the model to bfloat16, but the prompt embeddings built by a helper are float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/mosaicml/llm-foundry/issues/333

@@ -1,6 +1,7 @@
 """Bug: an Inferer class stores the half flag from the command line (default on) and halves the detector, but its preprocess step converts frames with .float().
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: Input type (float) and bias type (c10::Half) should be the same
 source: https://github.com/meituan/YOLOv6/issues/418

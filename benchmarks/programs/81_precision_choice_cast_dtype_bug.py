@@ -1,6 +1,7 @@
 """Bug: --precision defaults to "fp16"; get_cast_dtype maps it to torch.float16 and the vision encoder is cast, but the pixel batch from the image processor stays float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: Input type (float) and bias type (c10::Half) should be the same
 source: https://github.com/mlfoundations/open_flamingo/issues/260

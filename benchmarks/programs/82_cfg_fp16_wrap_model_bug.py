@@ -1,6 +1,7 @@
 """Bug: an mmdet-style config dict carries fp16 = dict(loss_scale=512.0); the runner wraps the model into half precision whenever cfg has fp16, while the data pipeline yields float32 images.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: Input type (float) and bias type (c10::Half) should be the same
 source: https://github.com/open-mmlab/mmdetection/issues/8081

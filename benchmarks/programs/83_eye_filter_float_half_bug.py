@@ -1,6 +1,7 @@
 """Bug: with --fp16 on by default the language model's soft outputs are float16, but the n-gram filter built by a helper with torch.eye stays float32 and F.conv2d refuses the mix.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: expected scalar type Half but found Float
 source: https://github.com/Yu-Fangxu/COLD-Attack/issues/20

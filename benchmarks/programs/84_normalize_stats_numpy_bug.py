@@ -1,6 +1,7 @@
 """Bug: normalisation is switched on in the config and its mean/std come from numpy (float64); (x - mean) / std promotes the float32 batch to float64 before the model.
 
 family: numpy-float64
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://openillumi.com/en/en-pytorch-double-expected-float-fix

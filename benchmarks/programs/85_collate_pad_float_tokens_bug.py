@@ -1,6 +1,7 @@
 """Bug: the NER collator pads token ids into a tensor made with torch.zeros (float32 by default), so the embedding receives float indices.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int
 source: https://github.com/dayyass/pytorch-ner/issues/40

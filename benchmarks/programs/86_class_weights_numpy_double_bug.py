@@ -1,6 +1,7 @@
 """Bug: the class weights computed from label counts with numpy are float64; CrossEntropyLoss(weight=...) fails against float32 logits.
 
 family: numpy-float64
+category: model-outputs
 expected: RuntimeError
 message: expected scalar type Float but found Double
 source: https://github.com/sebsk/CS224N-Project/pull/2

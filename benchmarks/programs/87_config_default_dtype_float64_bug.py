@@ -1,6 +1,7 @@
 """Bug: the loading code applies the config's default dtype (torch.set_default_dtype(torch.float64)), so the model is built float64 while the features read from the float32 array store stay float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/SauersML/gam/issues/244

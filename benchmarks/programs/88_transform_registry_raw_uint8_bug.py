@@ -1,6 +1,7 @@
 """Bug: the preprocessing is picked from a registry by the config's name; the default "raw" entry only flattens the uint8 images, the ImageToFloat-like step is in the other entry.
 
 family: int-float
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/autrainer/autrainer/pull/107

@@ -1,6 +1,7 @@
 """Bug: the initial hidden state comes from a helper that draws it with np.random.randn and wraps it with torch.tensor, float64; the float32 GRU rejects it.
 
 family: numpy-float64
+category: factories
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/pytorch/pytorch/issues/63322

@@ -1,6 +1,7 @@
 """Bug: the target factory builds class labels with the legacy torch.Tensor(list) constructor, which always makes float32; cross_entropy needs int64 class indices.
 
 family: class-target
+category: factories
 expected: RuntimeError
 message: expected target dtype to be Long or Byte, but got Float
 source: https://github.com/mecarill/classawareteacher/issues/3

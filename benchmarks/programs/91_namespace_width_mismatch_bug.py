@@ -1,6 +1,7 @@
 """Bug: the SimpleNamespace config gives the visual encoder 48 output channels but the projection is built from a separate proj_in entry left at 32.
 
 family: shape
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 shapes cannot be multiplied
 source: https://github.com/shabie/docformer/issues/40

@@ -1,6 +1,7 @@
 """Bug: the --double flag (store_true, but with default=True) converts the forecaster with model.double(); the sliding windows built from a float32 tensor reach the float64 LSTM.
 
 family: precision
+category: configuration
 expected: ValueError
 message: RNN input dtype (torch.float32) does not match weight dtype (torch.float64)
 source: https://github.com/pytorch/pytorch/issues/2138

@@ -1,6 +1,7 @@
 """Bug: detect.py halves the model when --half is set but converts the frames with a separate `half` variable that --dnn (also on by default) switches off.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: Input type (float) and bias type (c10::Half) should be the same
 source: https://github.com/NVIDIA/apex/issues/764

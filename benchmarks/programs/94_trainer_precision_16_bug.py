@@ -1,6 +1,7 @@
 """Bug: a Lightning-style trainer config says precision 16 and the training helper converts the model with .half(), while the batches from the dataloader factory stay float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/huggingface/pytorch-image-models/pull/2397

@@ -1,6 +1,7 @@
 """Bug: the encoding factory returns token ids in a float32 numpy matrix (padded with np.zeros, float64 by default, then astype(np.float32) for "memory"); torch.from_numpy keeps float32 and the embedding refuses float indices.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int
 source: https://github.com/pytorch/pytorch/issues/116598

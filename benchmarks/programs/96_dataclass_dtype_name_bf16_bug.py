@@ -1,6 +1,7 @@
 """Bug: a @dataclass model config names the dtype as a string ("bfloat16"); the factory resolves it with getattr(torch, ...) and casts the model, but the calibration batch is float32.
 
 family: precision
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://github.com/hpcaitech/ColossalAI/issues/6169

@@ -1,6 +1,7 @@
 """Bug: the detection collate function stacks the uint8 images it gets from the dataset as they are; the float32 backbone receives a uint8 batch.
 
 family: int-float
+category: factories
 expected: RuntimeError
 message: Input type (unsigned char) and bias type (float) should be the same
 source: https://github.com/amdegroot/ssd.pytorch/issues/325

@@ -1,6 +1,7 @@
 """Bug: the config's num_class was left at 20 (the dataset it was copied from) while the label encoder makes 12-column multi-hot targets; BCEWithLogitsLoss needs both sizes equal.
 
 family: shape
+category: configuration
 expected: ValueError
 message: must be the same as input size
 source: https://github.com/pochih/FCN-pytorch/issues/15

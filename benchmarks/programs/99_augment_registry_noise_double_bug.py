@@ -1,6 +1,7 @@
 """Bug: the augmentation is picked from a registry by the --aug option (default "noise"); the noise step adds torch.from_numpy(np.random.normal(...)), float64, so the augmented batch becomes float64.
 
 family: numpy-float64
+category: configuration
 expected: RuntimeError
 message: mat1 and mat2 must have the same dtype
 source: https://openillumi.com/en/en-pytorch-double-expected-float-fix
