@@ -10,7 +10,9 @@ marks its report ``cause_warning``. Then, in evaluation order:
 - a warning about a root cause goes when an error explains it, or when a rule found the code
   settled it (a later explicit ``.float()``: the dtype is the user's choice);
 - an opt-in (TTL9xx) warning about a root cause goes when a default rule's warning about the
-  same cause stays (TTL903 flags every float64 conversion, TTL301 the harmful ones: one is enough).
+  same cause stays (TTL903 flags every float64 conversion, TTL301 the harmful ones: one is enough);
+- a report goes when a rule it defers to (``Rule.defers_to``) reports the same node: one failure,
+  told by the rule that names its cause (TTL523's torch.cat rather than TTL510's row counts).
 
 The policy runs before ``# noqa`` is applied: a suppressed error still explains its cause.
 """
@@ -25,6 +27,8 @@ def one_report_per_root_cause(reports: Sequence[Report], settled: Collection[Any
     """``reports`` (in the order they were made) less those the policy drops."""
     first_use: Dict[Any, Any] = {}  # root cause -> node of the first use that explained it
     kept: List[Report] = []
+    by_node = {(report.code, id(report.node)) for report in reports}
+    reports = [r for r in reports if not any((code, id(r.node)) in by_node for code in r.defers_to)]
     for report in reports:
         if report.explains is not None and not report.cause_warning:
             if first_use.setdefault(report.explains, report.node) is not report.node:

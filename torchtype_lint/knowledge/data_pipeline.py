@@ -83,11 +83,13 @@ def tensor_dataset(args: CallArgs, node: Any) -> Value:
 
 
 def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Value],
-               call_collate: Optional[Callable[[Value, Value], Value]] = None) -> Value:
+               call_collate: Optional[Callable[[Value, Value], Value]] = None,
+               length: Optional[Callable[[InstanceValue], Optional[int]]] = None) -> Value:
     """``DataLoader(dataset, batch_size=..., ...)``. ``sample(dataset)`` gives one item of a
     dataset defined in the file; it is only called once the options are known to be modelled.
     ``call_collate(collate_fn, items)`` gives what a ``collate_fn`` defined in the file makes
-    of a list of items (the engine runs it)."""
+    of a list of items (the engine runs it). ``length(dataset)`` gives what the ``__len__`` of
+    a dataset defined in the file returns, when it is a known int (the engine runs it)."""
     dataset = args.get(0, "dataset")
     batch_size_value = args.get(1, "batch_size")
     batch_size = batch_size_value.const if isinstance(batch_size_value, ScalarValue) else (
@@ -97,9 +99,12 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
             custom is not None and (call_collate is None or isinstance(custom, NoneValue))):
         return TOP
     drop_last = args.kw.get("drop_last")
-    last_batch = _last_batch(args, batch_size, dataset)
-    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1:
-        # The last batch holds the remainder: the batch dim is only known when it is dropped.
+    last_batch = _last_batch(args, batch_size, dataset, length)
+    every_batch_full = last_batch is not None and last_batch.remainder == 0
+    if not (isinstance(drop_last, ScalarValue) and drop_last.const is True) and batch_size != 1 \
+            and not every_batch_full:
+        # The last batch holds the remainder: the batch dim is only known when it is dropped,
+        # or when the dataset's known size is a multiple of the batch size (every batch full).
         batch_size = None
     item: Value = TOP
     if isinstance(dataset, InstanceValue):
@@ -122,7 +127,8 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
     return DataLoaderValue(item, batch_size, Origin(node, "DataLoader batches"), collated, last_batch)
 
 
-def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value) -> Optional[LastBatch]:
+def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value,
+                length: Optional[Callable[[InstanceValue], Optional[int]]] = None) -> Optional[LastBatch]:
     """The last-batch facts of a loader with a known batch size > 1 that keeps its last batch
     (``drop_last`` absent or a literal False); None otherwise (unknown options say nothing)."""
     drop_last = args.kw.get("drop_last", ScalarValue("bool", False))
@@ -134,6 +140,8 @@ def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value) -> Op
         size = dataset.length
     elif isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple") and dataset.items is not None:
         size = len(dataset.items)
+    elif isinstance(dataset, InstanceValue) and length is not None:
+        size = length(dataset)  # the dataset class's own __len__
     return LastBatch(batch_size, size)
 
 

@@ -56,6 +56,8 @@ class Report:
     #: The analysed file's call whose run of another project module's code made this report
     #: (``RuleContext.call_site``); the report is shown there (``project/call_sites.py``).
     call_site: Any = None
+    #: Codes of more specific rules: this report goes when one of them reports the same node.
+    defers_to: FrozenSet[str] = frozenset()
 
 
 class Rule:
@@ -77,6 +79,9 @@ class Rule:
     #: The rule warns about root causes (its reports' ``explains`` is the reported node), and a
     #: warning goes when an error explains that cause or the code settles it.
     warns_at_cause: ClassVar[bool] = False
+    #: Codes of rules that explain some of this rule's failures better: where one of them
+    #: reports the same node, this rule's report goes (the checker's root-cause policy).
+    defers_to: ClassVar[FrozenSet[str]] = frozenset()
 
     def __init__(self, sink: Callable[[Report], None]):
         self._sink = sink
@@ -90,7 +95,7 @@ class Rule:
         value came from ("float64 since line 12: `torch.from_numpy(a)`"); ``explains`` is the
         root cause the report explains (one report per root cause)."""
         self._sink(Report(self.code, node, message, self.severity, origin, fix,
-                          explains, self.warns_at_cause))
+                          explains, self.warns_at_cause, defers_to=self.defers_to))
 
     @classmethod
     def documentation(cls) -> str:

@@ -49,6 +49,8 @@ class LossBatchMismatch(Rule):
     summary = "classification loss with input and target of incompatible shapes"
     listens = (cst.Call,)
     ops = LOSS_OPS
+    #: TTL523 names the torch.cat that doubled the batch's rows: the better report of that failure.
+    defers_to = frozenset({"TTL523"})
     runtime = RuntimeClaim(
         "ValueError",
         r"Expected input batch_size \(\d+\) to match target batch_size \(\d+\)|"

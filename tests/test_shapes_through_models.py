@@ -1,0 +1,112 @@
+"""Shapes through models: what the engine knows of a batch, a layer's output and a view.
+
+Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
+that is fine and must be silent (no finding at all). Every claim is checked against torch in
+one subprocess: the bad program raises what the case says, the twin runs to its end.
+
+- A DataLoader whose dataset size is known and a multiple of the batch size gives full batches
+  only: the batch dim is the batch size (``view(-1, C)`` after a pool that leaves 2x2 maps then
+  has four rows per sample).
+"""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import List, Tuple
+
+import pytest
+from torch_runs import run_in_torch
+
+from torchtype_lint.checker.check import Settings, check_source
+from torchtype_lint.model.selection import Selection
+
+HEADER = ("import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+          "from torch.utils.data import DataLoader, Dataset, TensorDataset\n")
+HEADER_LINES = HEADER.count("\n")
+
+
+@dataclass(frozen=True)
+class Case:
+    """``bad`` fails in torch with ``raises`` (a substring) and gets ``code`` on its ``# <-``
+    line; ``good`` runs and gets no finding."""
+
+    name: str
+    code: str
+    raises: str
+    bad: str
+    good: str
+
+
+def _program(body: str) -> str:
+    return HEADER + textwrap.dedent(body).lstrip("\n")
+
+
+def findings(body: str) -> List[Tuple[int, str]]:
+    settings = Settings(selection=Selection(select=["TTL"]))
+    return [(f.line - HEADER_LINES, f.code) for f in check_source(_program(body), "program.py", settings).findings]
+
+
+def marked_line(body: str) -> int:
+    lines = textwrap.dedent(body).lstrip("\n").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if "# <-" in line)
+
+
+CASES = [
+    Case(
+        "full_batches_pool_leaves_extra_rows", "TTL510", "Expected input batch_size (32) to match target batch_size (8)",
+        bad="""
+        data = TensorDataset(torch.randn(24, 3, 8, 8), torch.randint(0, 5, (24,)))
+        conv, fc = nn.Conv2d(3, 4, 3, padding=1), nn.Linear(4, 5)
+        for x, y in DataLoader(data, batch_size=8, shuffle=True):
+            out = F.avg_pool2d(conv(x), 4).view(-1, 4)
+            loss = F.cross_entropy(fc(out), y)  # <-
+        """,
+        good="""
+        data = TensorDataset(torch.randn(24, 3, 8, 8), torch.randint(0, 5, (24,)))
+        conv, fc = nn.Conv2d(3, 4, 3, padding=1), nn.Linear(4, 5)
+        for x, y in DataLoader(data, batch_size=8, shuffle=True):
+            out = F.adaptive_avg_pool2d(conv(x), 1).view(-1, 4)
+            loss = F.cross_entropy(fc(out), y)
+        """,
+    ),
+]
+
+#: Programs that run in torch and must stay silent.
+SILENT = {
+    # 20 samples in batches of 8: the last batch holds 4, so no batch size is assumed
+    "last_batch_smaller_rows_unknown": """
+        data = TensorDataset(torch.randn(20, 6), torch.randn(20, 1))
+        for x, y in DataLoader(data, batch_size=8):
+            loss = F.mse_loss(x.view(-1, 3)[: x.size(0)].sum(1, keepdim=True), y)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_look_alikes_are_silent(name: str) -> None:
+    assert findings(SILENT[name]) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_program_reported_on_its_line(case: Case) -> None:
+    assert (marked_line(case.bad), case.code) in findings(case.bad)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_fixed_twin_is_silent(case: Case) -> None:
+    assert findings(case.good) == []
+
+
+def test_every_case_is_true_in_torch() -> None:
+    programs = {}
+    for case in CASES:
+        programs[case.name + ":bad"] = _program(case.bad)
+        programs[case.name + ":good"] = _program(case.good)
+    for name, body in SILENT.items():
+        programs[name + ":silent"] = _program(body)
+    results = run_in_torch(programs)
+    for name in SILENT:
+        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
+    for case in CASES:
+        assert case.raises in results[case.name + ":bad"], (case.name, results[case.name + ":bad"])
+        assert results[case.name + ":good"] == "", (case.name, results[case.name + ":good"])
