@@ -62,9 +62,60 @@ def test_a_flag_switching_half_follows_its_default(flag, expected):
         assert found == []
 
 
-def test_an_explicit_argument_list_is_not_simulated():
-    source = HALF_FLAG.format(flag='action="store_true"').replace("parse_args()", 'parse_args(["--fp16"])')
-    assert findings(source) == []
+@pytest.mark.parametrize("argv, flag, expected", [
+    ('["--fp16"]', 'action="store_true"', True),
+    ('["--fp16", "--dim", "8"]', 'action="store_true"', True),
+    ('("--dim=8", "--fp16")', 'action="store_true"', True),
+    ('["--dim", "8"]', 'action="store_true"', False),
+    ('["--fp16"]', 'action="store_false"', False),
+    ('["--fp16=0"]', "type=int, default=1", False),
+    ('["--fp16", "--verbose"]', 'action="store_true"', False),  # an option the parser lacks: argparse exits
+    ('["--fp"]', 'action="store_true"', False),  # an abbreviation: not simulated
+    ('["--fp16", "x"]', "type=int, default=0", False),  # argparse exits with a usage error
+    ('["--fp16", "-1"]', "type=int, default=0", False),  # a value that looks like an option: not simulated
+    ('["--fp16", "yes"]', "type=bool, default=False", False),  # type=bool: not simulated
+])
+def test_a_written_argument_list_is_parsed(argv, flag, expected):
+    """``parse_args(["--fp16"])``: the options a written list sets are facts of the program
+    (no "default configuration" note); anything not simulated exactly leaves every option
+    unknown, so the flag decides no branch."""
+    found = findings(HALF_FLAG.format(flag=flag).replace("parse_args()", f"parse_args({argv})"))
+    if expected:
+        assert [(c, line) for c, line, _ in found] == [("TTL401", 13)]
+        assert not found[0][2].startswith("With the default configuration")
+    else:
+        assert found == []
+
+
+def test_the_simulated_argument_lists_are_what_argparse_gives():
+    """The simulation (configuration._parsed_argv) against argparse itself, on the lists it
+    answers: each option it sets has the value argparse gives."""
+    import argparse
+
+    from torchtype_lint.engine.configuration import ParserValue, _FlagSpec, _parsed_argv
+
+    def real():
+        parser = argparse.ArgumentParser(exit_on_error=False)
+        parser.add_argument("--fp16", "-f", action="store_true")
+        parser.add_argument("--no-ema", action="store_false")
+        parser.add_argument("--lr", type=float, default=0.1)
+        parser.add_argument("--depth", type=int, default=2)
+        parser.add_argument("--name", default="x")
+        return parser
+
+    simulated = ParserValue()
+    simulated.flags.update({
+        "--fp16": _FlagSpec("fp16", flag_value=True), "-f": _FlagSpec("fp16", flag_value=True),
+        "--no-ema": _FlagSpec("no_ema", flag_value=False), "--lr": _FlagSpec("lr", convert=float),
+        "--depth": _FlagSpec("depth", convert=int), "--name": _FlagSpec("name", convert=str)})
+    for argv in (["--fp16"], ["-f", "--lr", "0.5"], ["--lr=1e-3", "--depth", "4", "--no-ema"],
+                 ["--name", "resnet", "--depth=7"], ["--depth", "3", "--depth", "5"]):
+        given = SequenceValue("list", StringValue(None), tuple(StringValue(word) for word in argv))
+        parsed = _parsed_argv(simulated, given)
+        namespace = vars(real().parse_args(argv))
+        assert parsed is not None, argv
+        for dest, value in parsed.items():
+            assert value.const == namespace[dest] and type(value.const) is type(namespace[dest]), (argv, dest)
 
 
 def test_parse_args_with_an_empty_list_gives_the_defaults():

@@ -238,6 +238,11 @@ OPS = [
     ("", "x[b[:2]]", LOOSE), ("", "x[torch.tensor([0, 1, 1])]", LOOSE),
     ("", "x[:, [0, 2]]", LOOSE), ("", "x[:]"), ("", "y4[0][1]"), ("", "x[0][0]"),
     ("", "i[1]"), ("", "b[0]"), ("", "x.data"), ("", "x.detach()[0]"),
+    # dtype predicates: a known bool decides `x.half() if x.is_floating_point() else x`
+    ("", "x.is_floating_point()"), ("", "i.is_floating_point()"), ("", "torch.is_floating_point(b)"),
+    ("", "x.half().is_floating_point()"), ("", "x.is_complex()"), ("", "torch.is_complex(i32)"),
+    ("", "x.half() if x.is_floating_point() else x"), ("", "i.half() if i.is_floating_point() else i"),
+    ("", "torch.outer(v, v)"), ("", "torch.outer(torch.arange(4.0), v)"),
 ]
 
 NUMPY = [

@@ -9,7 +9,8 @@ the default takes, and when an ``int``/``str`` option is read its default is use
 recorded as *assumptions* (``--half=True``). Every report made after an assumption names them
 (:func:`assumption_note`), so a finding that rests on the default configuration says so.
 Values a program builds itself (dict literals, dataclass defaults, ``SimpleNamespace(...)``)
-are facts of the program, not assumptions.
+are facts of the program, not assumptions, and so are the options a written argument list
+sets (``parser.parse_args(["--half"])``, parsed as argparse parses it where that is exact).
 """
 from __future__ import annotations
 
@@ -54,12 +55,15 @@ class ConfigOrigin(Origin):
 class ParserValue(Value):
     """An ``argparse.ArgumentParser`` (mutable: ``add_argument`` adds to it in place)."""
 
-    __slots__ = ("options", "origin")
+    __slots__ = ("options", "flags", "origin")
     kind = "argument parser"
 
     def __init__(self, origin: Optional[Origin] = None):
         #: dest -> the value ``parse_args()`` gives without arguments (TOP: the command line's)
         self.options: Dict[str, Value] = {}
+        #: option string (``--half``) -> how a written argument list sets it (:class:`_FlagSpec`),
+        #: or None when what it does with its arguments is not simulated
+        self.flags: Dict[str, Optional["_FlagSpec"]] = {}
         self.origin = origin
 
     def describe(self) -> str:
@@ -102,17 +106,86 @@ def parser_method(parser: ParserValue, name: str, args: CallArgs, node: Any) -> 
         return NoneValue()
     if name in ("parse_args", "parse_known_args"):
         given = args.get(0, "args")
-        # parse_args() / parse_args([]) / parse_args(None): the defaults; a list of
-        # arguments is not simulated (every option unknown)
+        # parse_args() / parse_args([]) / parse_args(None): the defaults; a written list of
+        # strings is parsed (_parsed_argv); any other list: every option unknown
         defaults = not args.has_star and (isinstance(given, NoneValue) or not args.has(0, "args") or (
             isinstance(given, SequenceValue) and given.items == ()))
+        written = None if defaults or args.has_star else _parsed_argv(parser, given)
         instance = InstanceValue(NAMESPACE_CLASS, Origin(node, f"{name}()"))
         for dest, value in parser.options.items():
-            instance.attrs[dest] = value if defaults else TOP
+            if written is not None:
+                value = written.get(dest, value)
+            instance.attrs[dest] = value if defaults or written is not None else TOP
         if name == "parse_known_args":
             return SequenceValue("tuple", TOP, (instance, SequenceValue("list", StringValue(None), None)))
         return instance
     return TOP
+
+
+@dataclass(frozen=True)
+class _FlagSpec:
+    """What an option string does when a written argument list names it: sets ``dest`` to
+    ``flag_value`` (``store_true``/``store_false``), or to the next argument passed through
+    ``convert`` (plain ``store``)."""
+
+    dest: str
+    flag_value: Optional[bool] = None
+    convert: Any = None
+
+
+def _parsed_argv(parser: ParserValue, given: Value) -> Optional[Dict[str, Value]]:
+    """``parser.parse_args(["--half", "--lr", "0.1"])``: the options a written list of string
+    constants sets, as argparse sets them (a fact of the program, not an assumption); None
+    when any argument is not simulated exactly (an unknown or abbreviated option, a
+    positional argument, ``nargs``, a custom action, a value that looks like an option)."""
+    if not isinstance(given, SequenceValue) or given.items is None or given.container not in ("list", "tuple"):
+        return None
+    words = [item.const if isinstance(item, StringValue) else None for item in given.items]
+    if any(word is None for word in words):
+        return None
+    result: Dict[str, Value] = {}
+    position = 0
+    while position < len(words):
+        word = words[position]
+        position += 1
+        flag, _, attached = word.partition("=") if word.startswith("--") else (word, "", "")
+        spec = parser.flags.get(flag)
+        if spec is None or not word.startswith("-"):
+            return None
+        if spec.flag_value is not None:
+            if attached:
+                return None  # argparse: "ignored explicit argument"
+            result[spec.dest] = ScalarValue("bool", spec.flag_value)
+            continue
+        if not attached:
+            if position >= len(words) or words[position].startswith("-"):
+                return None
+            attached = words[position]
+            position += 1
+        try:
+            const = spec.convert(attached)
+        except ValueError:
+            return None  # argparse exits with a usage error
+        result[spec.dest] = StringValue(const) if isinstance(const, str) else ScalarValue(type(const).__name__, const)
+    return result
+
+
+def _flag_spec(dest: str, action_name: Optional[str], args: CallArgs) -> Optional[_FlagSpec]:
+    """How a written argument list sets the option ``add_argument`` declares (None: not
+    simulated)."""
+    if any(key in args.kw for key in ("nargs", "choices", "const")):
+        return None
+    if action_name in _FLAG_DEFAULTS:
+        return _FlagSpec(dest, flag_value=not _FLAG_DEFAULTS[action_name])
+    if action_name not in (None, "store"):
+        return None
+    kind = args.kw.get("type")
+    if kind is None:
+        return _FlagSpec(dest, convert=str)
+    convert = _CONVERTERS.get(kind.qualname) if isinstance(kind, SymbolValue) else None
+    if convert is None or convert is bool:
+        return None
+    return _FlagSpec(dest, convert=convert)
 
 
 def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:
@@ -136,6 +209,9 @@ def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:
     if _picks_device(dest, args.kw.get("default")):
         parser.options[dest] = TOP  # which device runs is the run's choice: both stay possible (GPU rules)
         return
+    spec = _flag_spec(dest, action_name, args)
+    for flag in flags:
+        parser.flags[flag] = spec
     if "default" in args.kw:
         default = _converted(args.kw["default"], args.kw.get("type"))
     elif action_name in _FLAG_DEFAULTS:

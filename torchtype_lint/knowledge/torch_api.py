@@ -636,6 +636,7 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
                      "swapaxes", "swapdims", "movedim", "moveaxis", "unflatten"}
+    | {"is_floating_point", "is_complex"}
 )
 
 
@@ -754,6 +755,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         if args.pos:
             return _size_scalar(recv.shape, int_const(args.pos[0]))
         return _shape_tuple(recv.shape)
+    if name in DTYPE_PREDICATES and not args.pos and not args.kw:
+        return dtype_predicate(recv, name)
     if name in ("dim", "ndimension", "numel", "nelement", "element_size"):
         const = len(recv.shape) if name in ("dim", "ndimension") and recv.shape is not None else (
             numel(recv.shape) if name in ("numel", "nelement") else None)
@@ -770,6 +773,18 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name.startswith("new_"):
         return _new_factory(recv, name, args, node, env)
     return TOP
+
+
+#: ``x.is_floating_point()`` / ``x.is_complex()`` (and ``torch.is_floating_point(x)``): the
+#: dtype categories each answers True for.
+DTYPE_PREDICATES = {"is_floating_point": frozenset({Category.FLOAT}), "is_complex": frozenset({Category.COMPLEX})}
+
+
+def dtype_predicate(recv: TensorValue, name: str) -> ScalarValue:
+    """The bool ``recv.is_floating_point()`` gives: known when every dtype ``recv`` may have
+    answers alike (``x.half() if x.is_floating_point() else x`` of a float32 ``x`` is half)."""
+    answers = None if recv.dtypes is None else {category(d) in DTYPE_PREDICATES[name] for d in recv.dtypes}
+    return ScalarValue("bool", answers.pop() if answers is not None and len(answers) == 1 else None)
 
 
 #: Shape ops whose dims are arguments, with the names of those parameters (torch's).
