@@ -22,10 +22,6 @@ def hwc_to_batch(img):
     return torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1)))[None]
 
 
-def resize_112(batch):
-    return F.interpolate(batch, size=(112, 112), mode="bilinear", align_corners=False)
-
-
 def build_preprocess(steps):
     def run(img):
         for step in steps:
@@ -34,7 +30,7 @@ def build_preprocess(steps):
     return run
 
 
-PREPROCESS = build_preprocess([to_float, normalize, hwc_to_batch, resize_112])
+PREPROCESS = build_preprocess([to_float, normalize, hwc_to_batch, lambda b: F.interpolate(b, size=(112, 112))])
 
 
 class IResNet(nn.Module):

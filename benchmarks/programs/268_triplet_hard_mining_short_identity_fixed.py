@@ -26,10 +26,7 @@ class RandomIdentitySampler(Sampler):
         ret = []
         for pid in random.sample(self.pids, len(self.pids)):
             t = self.index_dic[pid]
-            if len(t) >= self.num_instances:
-                ret.extend(random.sample(t, self.num_instances))
-            else:
-                ret.extend(random.choices(t, k=self.num_instances))
+            ret.extend(random.sample(t, self.num_instances) if len(t) >= self.num_instances else random.choices(t, k=self.num_instances))
         return iter(ret)
 
     def __len__(self):
