@@ -110,3 +110,38 @@ def test_every_case_is_true_in_torch() -> None:
     for case in CASES:
         assert case.raises in results[case.name + ":bad"], (case.name, results[case.name + ":bad"])
         assert results[case.name + ":good"] == "", (case.name, results[case.name + ":good"])
+
+
+def test_recurrent_state_shapes_are_torchs() -> None:
+    """``recurrent_state_shape`` is the state torch accepts: each layer runs with it, and
+    refuses it with one dim off by one (or the state of the other layout)."""
+    from torchtype_lint.knowledge.nn_modules import recurrent_state_shape
+    from torchtype_lint.model.values import ModuleValue
+
+    layers = [
+        ("LSTM", {"input_size": 8, "hidden_size": 6, "num_layers": 2, "batch_first": True}, (4, 5, 8)),
+        ("LSTM", {"input_size": 8, "hidden_size": 6, "bidirectional": True, "proj_size": 3}, (5, 4, 8)),
+        ("LSTM", {"input_size": 8, "hidden_size": 6, "num_layers": 3}, (5, 8)),
+        ("GRU", {"input_size": 8, "hidden_size": 6, "num_layers": 2}, (5, 4, 8)),
+        ("RNN", {"input_size": 8, "hidden_size": 6, "batch_first": True, "bidirectional": True}, (4, 5, 8)),
+        ("LSTMCell", {"input_size": 8, "hidden_size": 6}, (4, 8)),
+        ("GRUCell", {"input_size": 8, "hidden_size": 6}, (4, 8)),
+    ]
+    programs = {}
+    for i, (name, cfg, shape) in enumerate(layers):
+        module = ModuleValue(f"torch.nn.{name}", cfg, None)
+        states = [recurrent_state_shape(module, shape, which) for which in ("h", "c")]
+        assert all(s is not None for s in states), (name, cfg)
+        kwargs = ", ".join(f"{k}={v!r}" for k, v in cfg.items())
+        for j, dim in [(None, None)] + [(j, d) for j in range(len(states[0])) for d in (1,)]:
+            h = list(states[0])
+            if j is not None:
+                h[j] += dim
+            hx = f"(torch.zeros{tuple(h)}, torch.zeros{states[1]})" if name in ("LSTM", "LSTMCell") \
+                else f"torch.zeros{tuple(h)}"
+            programs[f"{i}:{j}"] = (f"import torch\nlayer = torch.nn.{name}({kwargs})\n"
+                                    f"layer(torch.randn{shape}, {hx})\n")
+    results = run_in_torch(programs)
+    for key, result in results.items():
+        fits = key.endswith(":None")
+        assert (result == "") == fits, (key, programs[key], result)

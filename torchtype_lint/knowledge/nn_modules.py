@@ -355,6 +355,24 @@ def _recurrent_state_shape(cfg: Dict[str, Any], shape: Any, which: str) -> Any:
     return (first, batch, width)
 
 
+def recurrent_state_shape(module: ModuleValue, shape: Any, which: str) -> Optional[Tuple[Any, ...]]:
+    """The shape torch requires of the initial hidden (``h``) or cell (``c``) state given to a
+    recurrent layer along with an input of ``shape``: LSTM/GRU/RNN check ``(directions *
+    num_layers, batch, width)`` (``(directions * num_layers, width)`` for an unbatched input;
+    ``batch`` is dim 0 with ``batch_first``, else dim 1), the cells ``(batch, hidden_size)``.
+    None when a setting or the input's rank is unknown."""
+    name, cfg = module.short_name, module.config
+    if name in ("LSTM", "GRU", "RNN"):
+        state = _recurrent_state_shape(cfg, shape, which)
+        return tuple(state) if state is not None else None
+    if name in ("LSTMCell", "GRUCell", "RNNCell"):
+        width = cfg.get("hidden_size")
+        if shape is None or len(shape) not in (1, 2) or not isinstance(width, int):
+            return None
+        return (width,) if len(shape) == 1 else (shape[0], width)
+    return None
+
+
 def _transposed_output_shape(cfg: Dict[str, Any], rank: int, shape: Any) -> Any:
     """ConvTranspose: each size becomes (L - 1) * stride - 2 * padding
     + dilation * (kernel - 1) + output_padding + 1 (no ``output_size=`` at call time)."""
