@@ -15,6 +15,7 @@ import libcst as cst
 from ..knowledge import torch_api as T
 from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, batch
 from ..knowledge.indexing import index_first
+from ..knowledge.module_state import same_entries
 from ..knowledge.symbolic_dims import as_dim, has_names, product, quotient, symbolic
 from ..knowledge.torch_objects import module_children_element
 from ..model.values import (
@@ -169,7 +170,8 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         return SequenceValue(name, args.pos[0].element, args.pos[0].items)
     if name in ("list", "tuple", "sorted", "reversed") and args.pos:
         element = iterate(args.pos[0])
-        return SequenceValue("list" if name != "tuple" else "tuple", element, None)
+        # list(model.state_dict().values()): still every entry of the module's state
+        return SequenceValue("list" if name != "tuple" else "tuple", element, None, same_entries(args.pos[0]))
     if name == "iter" and len(args.pos) == 1 and isinstance(args.pos[0], (DataLoaderValue, TensorDatasetValue)):
         return args.pos[0]  # an iterator over the same batches: next() gives one of them
     if name == "iter" and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue) and \
@@ -273,14 +275,27 @@ def scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:
     if isinstance(left.const, (int, float)) and isinstance(right.const, (int, float)):
         try:
             const = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-                     "//": lambda a, b: a // b, "/": lambda a, b: a / b}.get(op, lambda a, b: None)(
-                left.const, right.const)
+                     "//": lambda a, b: a // b, "/": lambda a, b: a / b, "%": lambda a, b: a % b,
+                     "**": _power}.get(op, lambda a, b: None)(left.const, right.const)
         except (ZeroDivisionError, OverflowError):
+            const = None
+        if isinstance(const, complex):
             const = None
         if isinstance(const, int) and abs(const) > 1 << 62:
             const = None
     size = _size_arithmetic(left, right, op) if kind == "int" and const is None else None
     return ScalarValue(kind, const, None, size)
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    """``base ** exponent`` when the result stays small (``2 ** 10``; never ``10 ** 10 ** 6``,
+    whose digits alone would take the analysis' time), else None."""
+    if isinstance(base, int) and isinstance(exponent, int):
+        if exponent < 0 or exponent * max(abs(base).bit_length(), 1) > 62:
+            return None  # an int power of a negative exponent is a float: typed by the caller
+    elif abs(exponent) > 1024:
+        return None
+    return base ** exponent
 
 
 def _size_arithmetic(left: ScalarValue, right: ScalarValue, op: str) -> Any:

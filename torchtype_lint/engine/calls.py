@@ -30,6 +30,7 @@ from ..knowledge.module_dtypes import (
     parameter_dtypes, parameter_origin, set_module_dtype, widen_module_params,
 )
 from ..knowledge import vision_transforms as VT
+from ..knowledge.module_state import entries_view, state_dict_of, state_entries
 from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
 from ..knowledge.vision_transforms import TransformValue
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
@@ -391,7 +392,10 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
         return new if name == "setdefault" else NoneValue()
     if seq.container == "dict":
         if name == "values":
-            return SequenceValue("list", seq.element, None)
+            return SequenceValue("list", seq.element, None, entries_view(seq, name))
+        if name == "items" and state_entries(seq) is not None:  # every entry of a module's state
+            return SequenceValue("list", SequenceValue("tuple", TOP, (TOP, seq.element)), None,
+                                 entries_view(seq, name))
         if name == "items" and seq.keys is not None and seq.items is not None:
             # every key known: one (key, value) pair each, in order
             pairs = tuple(SequenceValue("tuple", join(StringValue(k), v), (StringValue(k), v))
@@ -507,6 +511,8 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         return NoneValue()
     if name in PARAMETER_ITERATORS:
         return parameters_of(interp, module, named=name.startswith("named_"))
+    if name == "state_dict" and not args.pos and not args.kw and not args.has_star:
+        return state_dict_of(module, node)
     if name in SELF_RETURNING_METHODS:
         return module
     if isinstance(module, InstanceValue) and name in REGISTER_METHODS:

@@ -13,6 +13,8 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
+from ...knowledge.module_state import ENTRIES, PAIRS, StateEntriesOrigin, state_entries, structure
+
 #: Statements that may leave an iteration early: a guard holding one may skip the int entries.
 _LEAVING = (cst.Continue, cst.Break, cst.Return, cst.Raise)
 
@@ -54,6 +56,47 @@ def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
         return None
     module = _module_of_state_dict(owner, scope_body)  # for k in sd: ... sd[k] ...
     return StateLoop(module, None, owner, loop.target.value, loop.body) if module is not None else None
+
+
+def entry_loops(loop: cst.For, ctx: Any) -> List[Tuple[str, StateEntriesOrigin]]:
+    """The loop names bound to one state entry each iteration, with the state collection they
+    come from, found from the values (``self.ema = list(ema.state_dict().values())`` in
+    ``__init__``, then ``for p, q in zip(self.params, self.ema):`` in ``step``): ``for v in
+    X``, ``for k, v in X`` (pairs), ``for i, v in enumerate(X)`` and ``zip(X1, ..., Xn)``,
+    where zip stops at its shortest argument: only when every argument is the state of a
+    module of the same structure (each loop then visits every entry of each)."""
+    iterable, target = loop.iter, loop.target
+    callee = ctx.callee(iterable) if isinstance(iterable, cst.Call) else None
+    name = callee.name if callee is not None and callee.kind == "symbol" else ""
+    if name in ("builtins.zip", "builtins.enumerate"):
+        args = iterable.args  # type: ignore[union-attr]
+        if any(a.keyword is not None or a.star for a in args) or not isinstance(target, (cst.Tuple, cst.List)):
+            return []
+        parts = [element.value for element in target.elements]
+        if name == "builtins.enumerate":
+            if len(args) != 1 or len(parts) != 2:
+                return []
+            origin = state_entries(ctx.value(args[0].value))
+            return _entry_names(parts[1], origin) if origin is not None else []
+        if len(args) != len(parts) or not args:
+            return []
+        origins = [state_entries(ctx.value(a.value)) for a in args]
+        if any(origin is None for origin in origins):
+            return []
+        shapes = {structure(origin.module) for origin in origins}  # type: ignore[union-attr]
+        if len(shapes) != 1 or None in shapes:
+            return []
+        return [found for part, origin in zip(parts, origins) for found in _entry_names(part, origin)]
+    origin = state_entries(ctx.value(iterable))
+    return _entry_names(target, origin) if origin is not None else []
+
+
+def _entry_names(target: Any, origin: StateEntriesOrigin) -> List[Tuple[str, StateEntriesOrigin]]:
+    """The name ``target`` binds to the entry of one item of ``origin``'s collection."""
+    if origin.gives == ENTRIES and isinstance(target, cst.Name):
+        return [(target.value, origin)]
+    name = _loop_value_name(target, pair=True) if origin.gives == PAIRS else None
+    return [(name, origin)] if name is not None else []
 
 
 def _module_of_iterator(call: cst.Call) -> Optional[Any]:

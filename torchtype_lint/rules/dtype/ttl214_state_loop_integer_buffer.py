@@ -2,7 +2,7 @@
 applies a float-only in-place op to its int64 ``num_batches_tracked`` buffer too."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 import libcst as cst
 
@@ -11,7 +11,7 @@ from ..base import RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_rule import DtypeRule
 from ..source_edits import code
-from .state_dict_loops import StateLoop, is_entry, state_loop, unconditional_statements
+from .state_dict_loops import StateLoop, entry_loops, is_entry, state_loop, unconditional_statements
 
 #: In-place methods that fail on an int64 tensor whatever their arguments.
 _FLOAT_ONLY_METHODS = {"normal_", "uniform_", "log_normal_", "exponential_", "cauchy_", "lerp_",
@@ -36,7 +36,11 @@ class StateLoopIntegerBuffer(DtypeRule):
     `.values()`, `for k in sd: sd[k]`, `model.buffers()`) that applies a float-only in-place
     operation to each entry, when the model holds a BatchNorm layer: `v.normal_()`,
     `v.uniform_()`, `v.mul_(0.5)`, `v.add_(noise)`, `sd[k] /= n`, `nn.init.normal_(v)`,
-    `torch.randn_like(v)`.
+    `torch.randn_like(v)`. The entries may reach the loop through a list kept for later
+    (`self.ema_params = list(ema.state_dict().values())`, then
+    `for p, q in zip(self.params, self.ema_params):` in another method), `enumerate` or
+    `zip` over the states of models of one structure; a comprehension that filters the
+    entries, or a `zip` with a shorter list, is not such a loop.
 
     ## Why is this bad?
     Every BatchNorm layer (with the default `track_running_stats=True`) keeps an int64 buffer,
@@ -73,26 +77,41 @@ class StateLoopIntegerBuffer(DtypeRule):
         scope = list(function.body.body) if function is not None and isinstance(
             function.body, cst.IndentedBlock) else list(ctx.module.body)
         loop = state_loop(node, scope)
-        if loop is None:
+        if loop is not None:
+            self._judge(node, ctx, [(loop, ctx.value(loop.module), f"`{code(loop.module, 30)}`'s state")])
             return
-        owner = ctx.value(loop.module)
-        batchnorm = tracked_batchnorm(owner)
-        if batchnorm is None or (isinstance(owner, InstanceValue) and _overrides_state(owner)):
-            return
+        # the state reached the loop through names, attributes, list(...), zip(...): the values
+        self._judge(node, ctx, [(StateLoop(None, name, None, None, node.body), origin.module,
+                                 f"`{code(origin.node, 40)}`") for name, origin in entry_loops(node, ctx)])
+
+    def _judge(self, node: cst.For, ctx: RuleContext, loops: List[Tuple[StateLoop, Value, str]]) -> None:
+        """Report the first unconditional statement of the loop that fails on an int64 entry
+        (of any of ``loops``: the names one iteration binds to entries, with their module and
+        how a message names their state)."""
+        judged = []
+        for loop, owner, state in loops:
+            batchnorm = tracked_batchnorm(owner)
+            if batchnorm is not None and not (isinstance(owner, InstanceValue) and _overrides_state(owner)):
+                judged.append((loop, batchnorm, state))
         for small in unconditional_statements(node.body):
-            if isinstance(small, cst.Assign) and any(is_entry(t.target, loop) for t in small.targets):
-                break  # sd[k] = sd[k].float(): the entry may no longer be the int64 buffer
-            failing = _failing_use(small, loop, ctx)
-            if failing is not None:
-                where = batchnorm.origin.node if batchnorm.origin is not None else None
-                layer = f"`{code(where, 40)}`" if where is not None else "a BatchNorm layer"
-                self.flag(ctx, failing,
-                          f"this loop visits every entry of `{code(loop.module, 30)}`'s state, and {layer} "
-                          f"keeps an int64 `num_batches_tracked` buffer there: `{code(failing, 40)}` raises on it "
-                          "(an operation only float tensors support, on a Long tensor); skip integer entries "
-                          "(`if v.dtype.is_floating_point:`)",
-                          origin=Origin(where, "BatchNorm's num_batches_tracked is int64") if where else None)
-                return
+            for loop, batchnorm, state in list(judged):
+                if isinstance(small, cst.Assign) and any(is_entry(t.target, loop) for t in small.targets):
+                    judged.remove((loop, batchnorm, state))  # sd[k] = sd[k].float(): maybe no longer int64
+                    continue
+                failing = _failing_use(small, loop, ctx)
+                if failing is not None:
+                    self._report(ctx, failing, batchnorm, state)
+                    return
+
+    def _report(self, ctx: RuleContext, failing: Any, batchnorm: ModuleValue, state: str) -> None:
+        where = batchnorm.origin.node if batchnorm.origin is not None else None
+        layer = f"`{code(where, 40)}`" if where is not None else "a BatchNorm layer"
+        self.flag(ctx, failing,
+                  f"this loop visits every entry of {state}, and {layer} "
+                  f"keeps an int64 `num_batches_tracked` buffer there: `{code(failing, 40)}` raises on it "
+                  "(an operation only float tensors support, on a Long tensor); skip integer entries "
+                  "(`if v.dtype.is_floating_point:`)",
+                  origin=Origin(where, "BatchNorm's num_batches_tracked is int64") if where else None)
 
 
 def tracked_batchnorm(module: Value, seen: Optional[set] = None) -> Optional[ModuleValue]:
