@@ -53,7 +53,8 @@ def marked_line(body: str) -> int:
 
 CASES = [
     Case(
-        "full_batches_pool_leaves_extra_rows", "TTL510", "Expected input batch_size (32) to match target batch_size (8)",
+        "full_batches_pool_leaves_extra_rows", "TTL510",
+        "Expected input batch_size (32) to match target batch_size (8)",
         bad="""
         data = TensorDataset(torch.randn(24, 3, 8, 8), torch.randint(0, 5, (24,)))
         conv, fc = nn.Conv2d(3, 4, 3, padding=1), nn.Linear(4, 5)
@@ -67,6 +68,32 @@ CASES = [
         for x, y in DataLoader(data, batch_size=8, shuffle=True):
             out = F.adaptive_avg_pool2d(conv(x), 1).view(-1, 4)
             loss = F.cross_entropy(fc(out), y)
+        """,
+    ),
+    Case(
+        "pad_to_multiple_never_cropped", "TTL515", "must match the size of tensor b (63)",
+        bad="""
+        x = torch.randn(2, 3, 47, 63)
+        h, w = x.shape[-2:]
+        padded = F.pad(x, (0, -w % 16, 0, -h % 16), mode="reflect")
+        loss = F.mse_loss(padded, torch.rand(2, 3, 47, 63))  # <-
+        """,
+        good="""
+        x = torch.randn(2, 3, 47, 63)
+        h, w = x.shape[-2:]
+        padded = F.pad(x, (0, -w % 16, 0, -h % 16), mode="reflect")
+        loss = F.mse_loss(padded[..., :h, :w], torch.rand(2, 3, 47, 63))
+        """,
+    ),
+    Case(
+        "power_of_two_sizes", "TTL515", "must match the size of tensor b (15)",
+        bad="""
+        depth = 4
+        codes = torch.zeros(2 ** depth) + torch.ones(2 ** depth - 1)  # <-
+        """,
+        good="""
+        depth = 4
+        codes = torch.zeros(2 ** depth) + torch.ones(2 ** depth)
         """,
     ),
 ]

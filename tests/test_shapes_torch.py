@@ -403,3 +403,27 @@ def test_loss_rules_agree_with_torch():
         if err is None and not caught:
             assert not found, (call, in_shape, tgt_shape, [f.message for f in found])
     assert reported >= 10
+
+
+# --------------------------------------------------------------------------- F.pad
+
+
+PAD_CASES = list(itertools.product(
+    ((2, 3, 5, 6), (3, 5, 6), (5, 6), (4,)),  # input shapes
+    ((0, 1), (1, 2, 0, 3), (2, 2, 1, 1, 1, 1), (-1, -2), (0, 0, -5, 0), (6, 0), (0, 5), (1,),
+     (1, 1, 1, 1, 1, 1, 1, 1, 1, 1)),
+    ("constant", "reflect", "replicate", "circular"),
+))
+
+
+@pytest.mark.parametrize("shape,pads,mode", PAD_CASES)
+def test_padded_shape_matches_torch(shape, pads, mode):
+    """Where ``padded_shape`` gives a shape torch gives that shape; where it gives None torch
+    refuses (or the answer depends on what the analysis does not model)."""
+    error, result = _raises(lambda: F.pad(torch.randn(*shape), pads, mode=mode))
+    ours = S.padded_shape(shape, pads, mode)
+    if ours is not None:
+        assert error is None and tuple(result.shape) == ours, (shape, pads, mode, error, result)
+    # a dim padded by (0, 0) keeps whatever it is, and an unknown one stays unknown
+    if error is None and len(pads) >= 2 and pads[:2] == (0, 0) and ours is not None:
+        assert S.padded_shape(shape[:-1] + ("n",), pads, mode)[-1] == "n"

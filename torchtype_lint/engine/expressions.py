@@ -175,6 +175,11 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
                 and isinstance(indices[0].const, int) and -len(container.items) <= indices[0].const < len(container.items):
             return container.items[indices[0].const]
         if len(indices) == 1 and indices[0] is SLICE:
+            lower, upper, step = slices[0]
+            if container.items is not None and UNKNOWN_BOUND not in (lower, upper, step) and step != 0:
+                items = container.items[lower:upper:step]  # x.shape[-2:]: the sizes themselves
+                return SequenceValue(container.container, join_all(items) if items else container.element,
+                                     items, container.origin)
             return SequenceValue(container.container, container.element, None, container.origin)
         return container.element
     if isinstance(container, TensorValue):

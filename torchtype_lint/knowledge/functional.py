@@ -9,9 +9,10 @@ from typing import Any
 
 from ..model.values import (
     CallArgs,
-    INT64, TOP, ModuleValue, Origin, ScalarValue, StringValue, TensorValue, Value,
+    INT64, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
 )
 from . import nn_modules as NN
+from . import shapes as S
 from .torch_api import Env, loss_dtypes, tensor_method
 
 FUNCTIONAL_PREFIX = "torch.nn.functional."
@@ -44,7 +45,7 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
                 "softmax", "log_softmax", "normalize", "pad",
                 "layer_norm", "batch_norm"):
         if isinstance(x, TensorValue):
-            shape = x.shape if name != "pad" else None
+            shape = x.shape if name != "pad" else _padded(x, args)
             return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
         return TOP
     if name in ("sigmoid", "tanh"):
@@ -78,6 +79,16 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
             return TensorValue(w.dtypes, shape, w.origin, w.device)
     return TOP
+
+
+def _padded(x: TensorValue, args: CallArgs) -> Any:
+    """The shape of ``F.pad(x, pad, mode="constant", value=None)`` (``knowledge/shapes.py``)."""
+    pad, mode = args.get(1, "pad"), args.get(2, "mode") if args.has(2, "mode") else StringValue("constant")
+    if args.has_star or not isinstance(pad, SequenceValue) or pad.items is None or not isinstance(mode, StringValue):
+        return None
+    pads = [p.const if isinstance(p, ScalarValue) and p.pytype == "int" and isinstance(p.const, int) else None
+            for p in pad.items]
+    return S.padded_shape(x.shape, pads, mode.const)
 
 
 def _pooled(name: str, x: TensorValue, args: CallArgs, node: Any) -> Value:

@@ -300,3 +300,39 @@ def split_sizes(size: Dim, split_size: Optional[int], limit: int = 64) -> Option
     if full + bool(rest) > limit:
         return None
     return (split_size,) * full + ((rest,) if rest else ())
+
+
+def padded_shape(shape: Shape, pads: Sequence[Optional[int]], mode: Optional[str] = "constant") -> Shape:
+    """``F.pad(x, pads, mode)``: ``pads`` holds (before, after) pairs from the last dim
+    backwards, each added to its dim (a negative pad crops); a dim padded by (0, 0) keeps its
+    size whatever it is. ``constant`` pads any of the last ``len(pads) // 2`` dims; the other
+    modes pad the last 1 to 3 dims of an input with one or two more (a batch and a channel
+    dim), without cropping, ``reflect`` by less than the size, ``circular`` by at most it.
+    None when an argument is unknown or torch refuses it."""
+    if shape is None or mode is None or len(pads) % 2 or any(not isinstance(p, int) for p in pads):
+        return None
+    count = len(pads) // 2
+    if count > len(shape):
+        return None
+    if mode != "constant":
+        if mode not in ("reflect", "replicate", "circular") or not 1 <= count <= 3 or \
+                len(shape) not in (count + 1, count + 2) or any(p < 0 for p in pads):  # type: ignore[operator]
+            return None
+    out = list(shape)
+    for i in range(count):
+        before, after = pads[2 * i], pads[2 * i + 1]
+        axis = len(shape) - 1 - i
+        size = shape[axis]
+        if before == 0 and after == 0:
+            continue
+        if not isinstance(size, int):
+            out[axis] = None
+            continue
+        widest = max(before, after)  # type: ignore[type-var]
+        if mode == "reflect" and widest >= size or mode == "circular" and widest > size:
+            return None
+        new = size + before + after  # type: ignore[operator]
+        if new < 0 or mode == "replicate" and size == 0:
+            return None
+        out[axis] = new
+    return tuple(out)
