@@ -31,8 +31,11 @@ from .syntax import (
 if TYPE_CHECKING:
     from .interpreter import Interpreter
 
-#: How deep call-site re-analysis of user functions may nest.
-MAX_CALL_DEPTH = 3
+#: How deep call-site re-analysis of user functions may nest. Real programs reach a layer
+#: through main -> a constructor -> a factory -> the layer's __init__, or main -> a model's
+#: forward -> a block's forward -> its helper method: beyond this a call is not followed
+#: (its instance keeps no attributes, its result is unknown).
+MAX_CALL_DEPTH = 6
 
 
 def instantiate(interp: "Interpreter", cls: ClassValue, args: CallArgs, node: Any) -> Value:
