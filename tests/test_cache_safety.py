@@ -117,6 +117,11 @@ ILL_TYPED = {
     "provenance-is-text": _with_provenance("oops"),
     "provenance-snippet-null": _with_provenance([[3, 4, None, "note"]]),
     "provenance-step-short": _with_provenance([[3, 4]]),
+    "provenance-step-too-long": _with_provenance([[3, 4, "x", "note", "data.py", 3, 9, 1]]),
+    "provenance-end-before-start": _with_provenance([[3, 4, "x", "note", 2, 0]]),
+    "provenance-end-past-the-file": _with_provenance([[3, 4, "x", "note", 80, 0]]),
+    "provenance-end-column-null": _with_provenance([[3, 4, "x", "note", 3, None]]),
+    "provenance-end-is-text": _with_provenance([[3, 4, "x", "note", "data.py", "3", 9]]),
     "fix-description-number": _fix_field("description", 1),
     "fix-safe-is-text": _fix_field("safe", "yes"),
     "fix-location-short": _fix_field("location", [1, 2]),
@@ -139,6 +144,26 @@ def test_ill_typed_entry_is_a_miss_and_is_overwritten(primed, name):
     assert (cache.hits, cache.misses) == (0, 1)
     cache, shown = _rerun(path, cache_dir)  # the fresh analysis replaced the bad entry
     assert shown == truth and (cache.hits, cache.misses) == (1, 0)
+
+
+def test_entry_written_before_steps_had_an_end_is_still_a_hit(primed):
+    # Steps now end where their expression does ([line, column, snippet, note, end line, end
+    # column]); an entry of four-item steps (no end) is still valid: its steps have a start only.
+    path, cache_dir, entry, truth = primed
+    data = json.loads(open(entry, encoding="utf-8").read())
+    steps = [s for d in data["findings"] for s in d["provenance"]]
+    assert steps and all(len(s) == 6 and (s[4], s[5]) >= (s[0], s[1]) for s in steps)
+    for step in steps:
+        del step[4:]
+    _write(entry, json.dumps(data))
+    cache = Cache(cache_dir, Settings())
+    [result] = runner.run_files([path], Settings(), cache=cache)
+    assert (cache.hits, cache.misses) == (1, 0)
+    old = [s for f in result.findings for s in f.provenance]
+    assert old and all(s.end_line is None and s.end == (s.line, s.column) for s in old)
+    fresh = [s for r in runner.run_files([path], Settings()) for f in r.findings for s in f.provenance]
+    assert [(s.line, s.column, s.snippet, s.note) for s in old] == [(s.line, s.column, s.snippet, s.note) for s in fresh]
+    assert all(s.end_line is not None for s in fresh)
 
 
 RAW = {

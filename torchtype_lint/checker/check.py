@@ -313,10 +313,10 @@ class _ProjectPositions:
                     self.resolved[home.path] = {}
             positions = self.resolved[home.path]
             if node in positions:
-                pos = positions[node].start
+                start, end = positions[node].start, positions[node].end
                 where = os.path.relpath(home.path, os.path.dirname(self.main_path or home.path))
-                return ProvenanceStep(pos.line, pos.column, _snippet(home.module, node), note,
-                                      where.replace(os.sep, "/"))
+                return ProvenanceStep(start.line, start.column, _snippet(home.module, node), note,
+                                      where.replace(os.sep, "/"), end.line, end.column)
         return None
 
 
@@ -333,8 +333,10 @@ def _to_finding(report: Report, path: str, module: cst.Module, positions: Any,
                 if step is not None:
                     steps.append(step)  # made in an imported module of the project
                 continue
-            pos = positions[link.node].start
-            steps.append(ProvenanceStep(pos.line, pos.column, _snippet(module, link.node), link.note))
+            start, end = positions[link.node].start, positions[link.node].end
+            # The whole expression's span: an editor shows it as the related location.
+            steps.append(ProvenanceStep(start.line, start.column, _snippet(module, link.node), link.note,
+                                        None, end.line, end.column))
     message = report.message
     if "{origin}" in message:
         root = steps[-1] if steps else None

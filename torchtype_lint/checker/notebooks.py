@@ -90,7 +90,8 @@ def with_notebook_fields(finding: Finding, data: Dict[str, Any]) -> Finding:
         return finding
     cells = list(data.get("provenance_cells") or []) + [0] * len(finding.provenance)
     # A step in an imported module (``data.py``) has no cell: it stays as it was.
-    steps = tuple(s if s.path else CellProvenanceStep(s.line, s.column, s.snippet, s.note, cell=c)
+    steps = tuple(s if s.path else CellProvenanceStep(s.line, s.column, s.snippet, s.note, None,
+                                                      s.end_line, s.end_column, cell=c)
                   for s, c in zip(finding.provenance, cells))
     return NotebookFinding(finding.code, finding.message, finding.severity, finding.path, finding.location,
                            steps, finding.fix, node=finding.node, origin=finding.origin,
@@ -110,7 +111,10 @@ def to_cell_findings(notebook: Notebook, findings: Sequence[Finding]) -> List[Fi
                 steps.append(step)  # in an imported module (``data.py:6``): its lines are that file's
                 continue
             step_cell, step_line = notebook.locate(step.line)
-            mapped = CellProvenanceStep(step_line, step.column, step.snippet, step.note, cell=step_cell.number)
+            # An expression lies in one cell: its end moves with its start.
+            end_line = None if step.end_line is None else step.end_line - (step.line - step_line)
+            mapped = CellProvenanceStep(step_line, step.column, step.snippet, step.note, None,
+                                        end_line, step.end_column, cell=step_cell.number)
             # The engine wrote joined-text lines into the message ("since line 12: `a`").
             message = re.sub(rf"(?<!, )(?<!\w)line {step.line}: `{re.escape(step.snippet)}`",
                              lambda _: f"cell {step_cell.number}, line {step_line}: `{step.snippet}`", message)

@@ -276,10 +276,16 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
             step_uri, step_lines = analysis.cells.get(getattr(step, "cell", None), (uri, lines))
             if step.path:  # in an imported module of the project, named relative to the notebook for a cell
                 step_uri, step_lines = project_file(notebook_of(uri), step.path)
-            at = client_position(step_lines, step.line - 1, step.column) if step_lines \
-                else T.Position(line=step.line - 1, character=step.column)
+            # The value's whole expression, so that an editor has something to show and click.
+            end_line, end_column = step.end
+            if step_lines:
+                at = T.Range(start=client_position(step_lines, step.line - 1, step.column),
+                             end=client_position(step_lines, end_line - 1, end_column))
+            else:
+                at = T.Range(start=T.Position(line=step.line - 1, character=step.column),
+                             end=T.Position(line=end_line - 1, character=end_column))
             related.append(T.DiagnosticRelatedInformation(
-                location=T.Location(uri=step_uri, range=T.Range(start=at, end=at)), message=step.render()))
+                location=T.Location(uri=step_uri, range=at), message=step.render()))
         return T.Diagnostic(
             range=client_range(lines, finding.location),
             message=finding.message,

@@ -33,6 +33,11 @@ class ProvenanceStep:
     #: The file of this step when it is not the finding's own (an imported project module),
     #: relative to the finding's file's directory: ``data.py``, ``../common/data.py``.
     path: Optional[str] = None
+    #: Where the value's expression ends (1-based line, 0-based column past its last code
+    #: point), like ``Location``'s end; None for a step made without it (an older cache entry):
+    #: then only its start is known.
+    end_line: Optional[int] = None
+    end_column: Optional[int] = None
 
     @property
     def where(self) -> str:
@@ -42,6 +47,13 @@ class ProvenanceStep:
     def render(self) -> str:
         text = f"{self.where}: `{self.snippet}`"
         return f"{text} ({self.note})" if self.note else text
+
+    @property
+    def end(self) -> Tuple[int, int]:
+        """(line, column) where the step's expression ends; its start when that is not known."""
+        if self.end_line is None or self.end_column is None:
+            return self.line, self.column
+        return self.end_line, self.end_column
 
 
 def step_path(finding_path: str, step: ProvenanceStep) -> str:

@@ -121,7 +121,9 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "noqa_row": f.location.line,
         "fix": fix,
         "provenance": [{"row": s.line, "column": s.column + 1, "code": s.snippet, "note": s.note,
-                        **({"filename": step_path(f.path, s)} if s.path else {})}
+                        **({"filename": step_path(f.path, s)} if s.path else {}),
+                        # where the value's expression ends (1-based, past its last character)
+                        **({"end_location": _point(*s.end)} if s.end_line is not None else {})}
                        for s in f.provenance],
         "url": rule_url(f.code),
         "confirmations": list(f.confirmations),
@@ -252,7 +254,7 @@ def format_sarif(findings: Sequence[Finding], sources: Mapping[str, str]) -> str
                     "id": i + 1,
                     "physicalLocation": {"artifactLocation": _artifact(step_path(f.path, step))
                                          if step.path else artifact,
-                                         "region": {"startLine": step.line, "startColumn": step.column + 1}},
+                                         "region": _region(Location(step.line, step.column, *step.end))},
                     "message": {"text": step.render()},
                 })
             result["relatedLocations"] = related

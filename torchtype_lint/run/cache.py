@@ -507,11 +507,36 @@ def _valid_location(value: Any, last_line: int, last_column: int) -> bool:
 
 
 def _valid_step(value: Any, last_line: int) -> bool:
-    # A fifth item: the file of a step in an imported module (relative to the finding's file),
-    # whose lines are that file's: only the steps in this file are held to its length.
-    return (type(value) is list and len(value) in (4, 5)
-            and _count(value[0], 0, last_line if len(value) == 4 else MAX_POSITION) and _count(value[1], 0)
-            and _text(value[2]) and _text(value[3]) and (len(value) == 4 or _text(value[4])))
+    # [line, column, snippet, note], then the file of a step in an imported module (relative to
+    # the finding's file), whose lines are that file's: only the steps in this file are held to
+    # its length; then, from entries that have it, where the expression ends (line, column, not
+    # before its start). Lengths 4 and 5 are entries written before steps had an end.
+    if type(value) is not list or len(value) not in (4, 5, 6, 7):
+        return False
+    elsewhere = len(value) in (5, 7)
+    lines = MAX_POSITION if elsewhere else last_line
+    if not (_count(value[0], 0, lines) and _count(value[1], 0) and _text(value[2]) and _text(value[3])
+            and (not elsewhere or _text(value[4]))):
+        return False
+    if len(value) < 6:
+        return True
+    end_line, end_column = value[-2], value[-1]
+    return (_count(end_line, 0, lines) and _count(end_column, 0)
+            and (value[0], value[1]) <= (end_line, end_column))
+
+
+def _step_to_list(s: ProvenanceStep) -> List[Any]:
+    """[line, column, snippet, note] + [path] for a step in another file + [end line, end column]
+    when the end is known (``_valid_step`` reads the length)."""
+    return ([s.line, s.column, s.snippet, s.note] + ([s.path] if s.path else [])
+            + ([s.end_line, s.end_column] if s.end_line is not None and s.end_column is not None else []))
+
+
+def _step_from_list(items: List[Any]) -> ProvenanceStep:
+    line, column, snippet, note = items[:4]
+    path = items[4] if len(items) in (5, 7) else None
+    end_line, end_column = (items[-2], items[-1]) if len(items) >= 6 else (None, None)
+    return ProvenanceStep(line, column, snippet, note, path, end_line, end_column)
 
 
 def _valid_dependencies(value: Any) -> bool:
@@ -583,8 +608,7 @@ def finding_to_dict(f: Finding) -> Dict[str, Any]:
         "message": f.message,
         "severity": f.severity,
         "location": _location_to_list(f.location),
-        "provenance": [[s.line, s.column, s.snippet, s.note] + ([s.path] if s.path else [])
-                       for s in f.provenance],
+        "provenance": [_step_to_list(s) for s in f.provenance],
     }
     if f.fix is not None:
         out["fix"] = {"description": f.fix.description, "safe": f.fix.safe,
@@ -604,7 +628,7 @@ def finding_from_dict(d: Dict[str, Any], path: str) -> Finding:
         fix = Fix(None, None, fd["description"], bool(fd["safe"]),
                   Location(*loc) if loc else None, fd.get("new_text"))
     finding = Finding(d["code"], d["message"], d["severity"], path, Location(*d["location"]),
-                      tuple(ProvenanceStep(*s) for s in d.get("provenance", ())), fix)
+                      tuple(_step_from_list(s) for s in d.get("provenance", ())), fix)
     if d.get("cell"):  # imported only for notebooks: a warm run of .py files stays light
         from ..checker.notebooks import with_notebook_fields
 
