@@ -288,6 +288,16 @@ def _find(rows: List[Dict[str, object]], label: str) -> Optional[Dict[str, objec
     return next((r for r in rows if r["label"] == label), None)
 
 
+def time_budget_sentence() -> str:
+    """What bounds one file's analysis, from the package's own constants (not a number typed here)."""
+    from torchtype_lint.model.settings import DEFAULT_TIME_BUDGET
+    from torchtype_lint.run.bounded import hard_deadline
+
+    return (f"Analysis time, parsing included, is bounded per file by `--time-budget` (default "
+            f"{DEFAULT_TIME_BUDGET:g} s, then TTL000); a worker still busy at the hard deadline "
+            f"({hard_deadline(DEFAULT_TIME_BUDGET):g} s at the default budget) is stopped and replaced.")
+
+
 def render(meta: Dict[str, object], rows: List[Dict[str, object]], scaling: List[Dict[str, object]],
            gen: Dict[str, object]) -> str:
     ours = _find(rows, "torchtype-lint -j1 --no-cache")
@@ -402,9 +412,7 @@ def render(meta: Dict[str, object], rows: List[Dict[str, object]], scaling: List
            f"{float(gen_parse['rss_mib']):.0f} MiB: the memory is libcst's syntax tree, which keeps every token "
            "and whitespace run, and grows with the size of one file; the analysis adds little on top. "
            if gen_parse else "")
-        + "Analysis time is bounded per file by "
-        "`--time-budget` (default 10 s, then TTL000); parsing is bounded in the worker pool by a hard deadline "
-        "(2 x budget + 20 s), after which the worker is stopped and replaced.")
+        + time_budget_sentence())
     add("")
     add(PROSE)
     return "\n".join(lines) + "\n"
