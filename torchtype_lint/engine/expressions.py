@@ -20,7 +20,7 @@ from ..model.values import (
     Callee,
     TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
     SymbolValue, TensorValue, Value,
-    join, join_all,
+    join, join_all, part_origin,
 )
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
 from .calls import eval_call, get_attribute
@@ -179,8 +179,8 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
             if container.items is not None and UNKNOWN_BOUND not in (lower, upper, step) and step != 0:
                 items = container.items[lower:upper:step]  # x.shape[-2:]: the sizes themselves
                 return SequenceValue(container.container, join_all(items) if items else container.element,
-                                     items, container.origin)
-            return SequenceValue(container.container, container.element, None, container.origin)
+                                     items, part_origin(container.origin))
+            return SequenceValue(container.container, container.element, None, part_origin(container.origin))
         return container.element
     if isinstance(container, TensorValue):
         return index_tensor(container, indices, slices)

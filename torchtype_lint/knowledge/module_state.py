@@ -30,6 +30,7 @@ class StateEntriesOrigin(Origin):
 
     module: Any = field(default=None, compare=False, hash=False, repr=False)
     gives: str = KEYS
+    whole = True  # a join with another collection is not every entry any more
 
 
 def state_dict_of(module: Value, node: Any) -> Value:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # --------------------------------------------------------------------------- dtypes
 
@@ -193,6 +193,9 @@ class Origin:
     node: Any = field(repr=False)
     note: str = ""
     parent: Optional["Origin"] = None
+    #: Whether the origin states a fact about the whole value a container is (every entry of
+    #: a module's state): a join keeps it only when both sides have it.
+    whole: ClassVar[bool] = False
 
     def chain(self, limit: int = 6) -> Tuple["Origin", ...]:
         """The links from this one back to the root cause, newest first."""
@@ -565,6 +568,19 @@ def _join_dicts(a: "SequenceValue", b: "SequenceValue") -> Value:
     return SequenceValue("dict", element, None, a.origin)
 
 
+def part_origin(origin: Optional[Origin]) -> Optional[Origin]:
+    """The origin a part of a container (a slice) keeps: not one about the whole container."""
+    return None if getattr(origin, "whole", False) else origin
+
+
+def _sequence_origin(a: Optional[Origin], b: Optional[Origin]) -> Optional[Origin]:
+    """The origin a join of two containers keeps: the first's, unless it states a fact about
+    the whole container (``Origin.whole``) the other does not share."""
+    if a == b or not getattr(a, "whole", False):
+        return a
+    return None if getattr(b, "whole", False) else b
+
+
 def join(a: Value, b: Value) -> Value:
     """Least upper bound of two values (used at branch merges and loop heads)."""
     if a is b:
@@ -610,7 +626,7 @@ def join(a: Value, b: Value) -> Value:
             element = a.element
         else:
             element = join(a.element, b.element)
-        return SequenceValue(a.container, element, items, a.origin)
+        return SequenceValue(a.container, element, items, _sequence_origin(a.origin, b.origin))
     if type(a) is type(b) and isinstance(a, (DTypeValue, DeviceValue, SymbolValue, NoneValue)):
         return a if a == b else TOP
     return TOP
