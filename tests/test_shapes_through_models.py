@@ -7,6 +7,10 @@ one subprocess: the bad program raises what the case says, the twin runs to its 
 - A DataLoader whose dataset size is known and a multiple of the batch size gives full batches
   only: the batch dim is the batch size (``view(-1, C)`` after a pool that leaves 2x2 maps then
   has four rows per sample).
+- ``F.pad``'s shape, sizes read from ``x.shape[-2:]``, Python ``%`` and ``**`` of known numbers.
+- A list appended to once per iteration of a loop of known count holds that many items, as does
+  a comprehension with one ``for`` and no ``if``; ``a.tolist()`` of a known array, ``f(*t)`` of a
+  tuple of known items, ``nn.EmbeddingBag`` of a 2-D input.
 """
 from __future__ import annotations
 
@@ -96,10 +100,117 @@ CASES = [
         codes = torch.zeros(2 ** depth) + torch.ones(2 ** depth)
         """,
     ),
+    Case(
+        "windows_appended_once_per_step", "TTL508", "stack expects each tensor to be equal size",
+        bad="""
+        series = np.arange(30, dtype=np.float32)
+        windows, targets = [], []
+        for i in range(len(series) - 5):
+            windows.append(series[i:i + 5])
+            targets.append(series[i + 5])
+        X, y = torch.from_numpy(np.array(windows)), torch.from_numpy(np.array(targets))
+        pairs = torch.stack([X[:, -1], y[1:]])  # <-
+        """,
+        good="""
+        series = np.arange(30, dtype=np.float32)
+        windows, targets = [], []
+        for i in range(len(series) - 5):
+            windows.append(series[i:i + 5])
+            targets.append(series[i + 5])
+        X, y = torch.from_numpy(np.array(windows)), torch.from_numpy(np.array(targets))
+        pairs = torch.stack([X[:, -1], y])
+        """,
+    ),
+    Case(
+        "comprehension_one_item_per_row", "TTL515", "must match the size of tensor b (99)",
+        bad="""
+        table = np.random.rand(300, 4).astype(np.float32)
+        rows = [row[1:] for row in table]
+        features = torch.tensor(np.array(rows))
+        scaled = features[:, 0] * torch.ones(299)[:99]  # <-
+        """,
+        good="""
+        table = np.random.rand(300, 4).astype(np.float32)
+        rows = [row[1:] for row in table]
+        features = torch.tensor(np.array(rows))
+        scaled = features[:, 0] * torch.ones(300)
+        """,
+    ),
+    Case(
+        "csv_columns_after_the_text", "TTL510", "must be the same as input size",
+        bad="""
+        def read_csv(n_rows=24, n_labels=36):
+            rng = np.random.default_rng(0)
+            rows = [[1] + rng.integers(0, 2, n_labels).tolist() for _ in range(n_rows)]
+            return ["text"] * (n_labels + 1), rows
+
+        def targets_of(header, rows):
+            return torch.from_numpy(np.array([row[1:] for row in rows], dtype=np.float32))
+
+        targets = targets_of(*read_csv())
+        bags = nn.EmbeddingBag(500, 8)(torch.randint(0, 500, (24, 16)))
+        loss = F.binary_cross_entropy_with_logits(nn.Linear(8, 6)(bags), targets)  # <-
+        """,
+        good="""
+        def read_csv(n_rows=24, n_labels=36):
+            rng = np.random.default_rng(0)
+            rows = [[1] + rng.integers(0, 2, n_labels).tolist() for _ in range(n_rows)]
+            return ["text"] * (n_labels + 1), rows
+
+        def targets_of(header, rows):
+            return torch.from_numpy(np.array([row[1:7] for row in rows], dtype=np.float32))
+
+        targets = targets_of(*read_csv())
+        bags = nn.EmbeddingBag(500, 8)(torch.randint(0, 500, (24, 16)))
+        loss = F.binary_cross_entropy_with_logits(nn.Linear(8, 6)(bags), targets)
+        """,
+    ),
 ]
 
 #: Programs that run in torch and must stay silent.
 SILENT = {
+    # appended on some iterations only, twice per iteration, after a break, or to a list
+    # that was not empty: the count of iterations is not the list's length
+    "appended_on_odd_steps": """
+        xs = []
+        for i in range(20):
+            if i % 2:
+                xs.append(float(i))
+        total = torch.tensor(xs) + torch.zeros(10)
+        """,
+    "appended_twice_per_step": """
+        xs = []
+        for i in range(20):
+            xs.append(float(i))
+            xs.append(-float(i))
+        total = torch.tensor(xs) + torch.zeros(40)
+        """,
+    "appended_until_break": """
+        xs = []
+        for i in range(20):
+            if i == 10:
+                break
+            xs.append(float(i))
+        total = torch.tensor(xs) + torch.zeros(10)
+        """,
+    "appended_to_a_started_list": """
+        xs = [0.0]
+        for i in range(20):
+            xs.append(float(i))
+        total = torch.tensor(xs) + torch.zeros(21)
+        """,
+    "appended_and_popped": """
+        xs = []
+        for i in range(20):
+            xs.append(float(i))
+            if i % 2:
+                xs.pop()
+        total = torch.tensor(xs) + torch.zeros(10)
+        """,
+    "filtered_comprehension": """
+        rows = [r for r in range(300) if r % 3 == 0]
+        total = torch.tensor(rows) + torch.zeros(100)
+        """,
     # 20 samples in batches of 8: the last batch holds 4, so no batch size is assumed
     "last_batch_smaller_rows_unknown": """
         data = TensorDataset(torch.randn(20, 6), torch.randn(20, 1))

@@ -115,6 +115,8 @@ LAYER_CASES = [
     ("Linear", dict(in_features=10, out_features=3), {}, (2, 7, 10)),
     ("Linear", dict(in_features=10, out_features=3), {}, (10,)),
     ("Embedding", dict(num_embeddings=10, embedding_dim=4), {}, (2, 5)),
+    ("EmbeddingBag", dict(num_embeddings=10, embedding_dim=4), {}, (3, 5)),
+    ("EmbeddingBag", dict(num_embeddings=10, embedding_dim=4, mode="max"), {}, (1, 7)),
     ("LSTM", dict(input_size=10, hidden_size=20), {}, (5, 3, 10)),
     ("LSTM", dict(input_size=10, hidden_size=20, batch_first=True, bidirectional=True), {}, (4, 7, 10)),
     ("LSTM", dict(input_size=10, hidden_size=20, proj_size=5), {}, (7, 10)),
@@ -131,7 +133,7 @@ def _torch_layer(name, config):
 
 
 def _input(name, shape):
-    if name == "Embedding":
+    if name in ("Embedding", "EmbeddingBag"):
         return torch.zeros(shape, dtype=torch.long)
     return torch.zeros(shape)
 

@@ -167,6 +167,10 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
             for key, item in zip(value.keys, value.items):  # type: ignore[union-attr]
                 args.kw[key] = item
                 args.kw_nodes[key] = arg.value
+        elif arg.star == "*" and _known_items(value) and not args.kw:
+            # f(*read_csv()) of a tuple or list whose items are all known: positional arguments
+            args.pos.extend(value.items)  # type: ignore[union-attr]
+            args.pos_nodes.extend([None] * len(value.items))  # type: ignore[union-attr,arg-type]
         elif arg.star:
             args.has_star = True
             if arg.star == "*" and len(node.args) == 1:
@@ -178,6 +182,12 @@ def eval_args(interp: "Interpreter", node: cst.Call) -> CallArgs:
             args.pos.append(value)
             args.pos_nodes.append(arg.value)
     return args
+
+
+def _known_items(value: Value) -> bool:
+    """A tuple or list of a known number of items, a few (``*args`` spreads them one by one)."""
+    return isinstance(value, SequenceValue) and value.container in ("tuple", "list") and value.items is not None \
+        and len(value.items) <= 16
 
 
 def _known_keys(value: Value) -> bool:

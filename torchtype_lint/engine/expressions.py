@@ -22,6 +22,7 @@ from ..model.values import (
     SymbolValue, TensorValue, Value,
     join, join_all, part_origin,
 )
+from .counted_loops import counted, iteration_count
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
 from .calls import eval_call, get_attribute
 from .configuration import ConfigOrigin, derived, folded_comparison
@@ -83,8 +84,10 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
             known = _dict_comprehension(interp, node, iterable)
             if known is not None:
                 return known
+        first: Value = TOP
         while for_in is not None:
             iterable = interp.eval(for_in.iter)
+            first = iterable if for_in is node.for_in else first
             interp.assign_target(for_in.target, iterate(iterable), node, record=False)
             for cond in for_in.ifs:
                 interp.eval(cond.test)
@@ -98,7 +101,11 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
         interp.frame = outer
     if isinstance(node, cst.GeneratorExp):
         return SequenceValue("generator", element, None)
-    return SequenceValue("set" if isinstance(node, cst.SetComp) else "list", element, None)
+    result = SequenceValue("set" if isinstance(node, cst.SetComp) else "list", element, None)
+    if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
+        # one item per iteration: [row[1:] for row in rows] holds as many items as rows
+        return counted(element, iteration_count(interp, node.for_in.iter, first), result) or result
+    return result
 
 
 #: Dict comprehensions over at most this many known items are evaluated item by item.

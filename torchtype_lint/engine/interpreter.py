@@ -58,6 +58,7 @@ from .configuration import config_truth
 from .calls import parameter_replaced, replace_array, replace_container, replace_tensor
 from .dynamic_attributes import dict_owner, store_in_dict
 from .expressions import EXPRESSION_HANDLERS, binary
+from .counted_loops import count_appended_lists, iteration_count
 from .flow import envs_equal, join_envs, widen
 from .functions import MAX_CALL_DEPTH, analyse_standalone
 from .modules import (
@@ -582,6 +583,8 @@ class Interpreter:
                 self.assign_target(stmt.target, element, stmt)
             self.exec_body(stmt.body)
             self.frame.vars = join_envs(state, self.frame.vars)
+            if isinstance(stmt, cst.For):  # xs.append(...) once per iteration: as many items as iterations
+                count_appended_lists(self, stmt, iteration_count(self, stmt.iter, iterable), entry)
         finally:
             self.recording = recording
             self.branch_depth -= 1

@@ -244,6 +244,9 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         return tuple(shape[:-1]) + (cfg.get("out_features"),) if shape else None
     if name == "Embedding":
         return tuple(shape) + (cfg.get("embedding_dim"),)
+    if name == "EmbeddingBag":
+        # a 2-D input is one bag per row (no offsets); a 1-D one needs the offsets given
+        return (shape[0], cfg.get("embedding_dim")) if len(shape) == 2 else None
     if name in NORMS or name in ELEMENTWISE:
         return shape
     if name == "Flatten":

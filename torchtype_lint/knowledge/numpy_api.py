@@ -11,7 +11,7 @@ from typing import Any, Optional
 from ..model.values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, NoneValue, Origin, ScalarValue, SequenceValue,
-    SymbolValue, Value,
+    SymbolValue, Value, numel,
 )
 from . import dtypes as D
 from . import numpy_elementwise as E
@@ -276,8 +276,30 @@ def binary_op(left: Value, right: Value, op: str, node: Any = None) -> Value:
 _ITEM_TYPES = {"b": "bool", "u": "int", "i": "int", "f": "float", "c": "complex"}
 
 
+#: ``a.tolist()`` of at most this many elements keeps its items (each a Python scalar).
+_MAX_LISTED = 1024
+
+
+def _as_list(recv: ArrayValue, node: Any) -> Value:
+    """``a.tolist()``: nested Python lists of Python scalars (``int`` for an integer array,
+    ``float`` for a float one), as many as the array's dims say when they are known."""
+    if recv.shape is None or recv.dtype is None or kind(recv.dtype) not in _ITEM_TYPES:
+        return TOP
+    pytype = _ITEM_TYPES[kind(recv.dtype)]
+    value: Value = ScalarValue(pytype, None, Origin(node, f".tolist() gives Python {pytype}s"))
+    if not recv.shape:
+        return value  # a 0-d array's tolist() is its one scalar
+    known = all(isinstance(d, int) and not isinstance(d, bool) for d in recv.shape) and \
+        numel(recv.shape) <= _MAX_LISTED  # type: ignore[arg-type]
+    for size in reversed(recv.shape):
+        value = SequenceValue("list", value, (value,) * size if known else None)  # type: ignore[operator]
+    return value
+
+
 def ndarray_method(recv: ArrayValue, name: str, args: CallArgs, node: Any) -> Value:
-    """``a.<name>(...)``; TOP for methods not modelled (``tolist`` among them)."""
+    """``a.<name>(...)``; TOP for methods not modelled."""
+    if name == "tolist" and not args.pos and not args.kw and not args.has_star:
+        return _as_list(recv, node)
     if name == "astype":
         dtype = numpy_dtype(args.get(0, "dtype"))
         if dtype is None:
