@@ -27,15 +27,23 @@ GOOD = textwrap.dedent("""\
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
 
 
-def test_hook_file_declares_both_hooks_like_ruff():
+def test_hook_file_declares_the_hooks_like_ruff():
     hooks = {h["id"]: h for h in yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())}
+    assert list(hooks) == ["torchtype-lint", "torchtype-lint-fix", "torchtype-lint-project"]
     assert hooks["torchtype-lint"]["entry"] == "torchtype-lint check --force-exclude"
     assert hooks["torchtype-lint-fix"]["entry"] == "torchtype-lint check --fix --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"
-        assert hook["types_or"] == ["python", "pyi", "jupyter"]
         assert hook["require_serial"] is True
         assert hook["minimum_pre_commit_version"] == "2.9.2"
+    for hook in (hooks["torchtype-lint"], hooks["torchtype-lint-fix"]):  # the staged files
+        assert hook["types_or"] == ["python", "pyi", "jupyter"]
+        assert "always_run" not in hook and "pass_filenames" not in hook
+    # The whole project, on every commit: no file names (the CLI walks the current directory,
+    # the repository's root), run even when the commit stages no Python file.
+    project = hooks["torchtype-lint-project"]
+    assert project["entry"] == "torchtype-lint check"
+    assert project["always_run"] is True and project["pass_filenames"] is False
 
 
 def test_hook_fails_on_bad_file_and_passes_on_good_file(tmp_path):
