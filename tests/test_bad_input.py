@@ -52,7 +52,7 @@ def test_one_run_over_bad_inputs(messy_tree):
     assert len(lines) == len(EXPECTED), proc.stdout
     for line, expected in zip(lines, EXPECTED):
         assert line.startswith(expected)
-    assert proc.stderr == "Found 7 findings (4 fixable with --fix).\n"
+    assert proc.stderr == "Found 7 findings.\n[*] 4 fixable with the `--fix` option.\n"
 
 
 def test_bad_inputs_in_a_directory_walk(messy_tree):

@@ -48,7 +48,7 @@ def test_finding_line_format_and_exit_code_1(tmp_path, capsys, monkeypatch):
     assert lines[0].startswith("train.py:4:1: TTL101 result of `labels.float()` is discarded")
     assert "`labels` is still int64" in lines[0]
     assert lines[0].endswith("assign it: `labels = labels.float()`")
-    assert err == "Found 1 finding (1 fixable with --fix).\n"
+    assert err == "Found 1 finding.\n[*] 1 fixable with the `--fix` option.\n"
 
 
 def test_clean_file_exit_0_and_all_checks_passed(tmp_path, capsys, monkeypatch):

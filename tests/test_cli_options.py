@@ -103,8 +103,10 @@ def test_statistics_counts_each_code_like_ruff(project):
     assert proc.stdout.splitlines() == ["3\tTTL101\t[*] discarded-cast", "1\tTTL507\t[ ] matmul-shape-mismatch"]
     as_json = json.loads(lint(project, "check", "--isolated", "--statistics", "--output-format", "json",
                               "two.py").stdout)
-    assert as_json == [{"code": "TTL101", "name": "discarded-cast", "count": 2, "fixable": True},
-                       {"code": "TTL507", "name": "matmul-shape-mismatch", "count": 1, "fixable": False}]
+    assert as_json == [{"code": "TTL101", "name": "discarded-cast", "count": 2, "fixable": True,
+                        "fixable_count": 2, "hidden_fix_count": 0},
+                       {"code": "TTL507", "name": "matmul-shape-mismatch", "count": 1, "fixable": False,
+                        "fixable_count": 0, "hidden_fix_count": 0}]
 
 
 # --------------------------------------------------------------------------- bad usage

@@ -47,7 +47,8 @@ def test_fix_applies_safe_fixes_keeps_comments_and_reports_the_rest(project, cap
     assert code == 1
     assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["TTL102"]
     assert out.startswith("t.py:4:12: TTL102 ")
-    assert err == "Found 1 finding (1 more with --unsafe-fixes).\nFixed 2 findings.\n"
+    assert err == ("Found 1 finding.\nNo fixes available (1 hidden fix can be enabled with the "
+                   "`--unsafe-fixes` option).\nFixed 2 findings.\n")
 
 
 def test_unsafe_fixes_fix_everything_exit_0(project, capsys):
@@ -86,7 +87,7 @@ def test_diff_prints_and_does_not_write(project, capsys):
         -    labels.double()
         +    labels = labels.double()
         """)
-    assert err == "Would fix 2 findings.\n"
+    assert err == "Would fix 2 findings (1 additional fix available with `--unsafe-fixes`).\n"
     code, out, _ = check(capsys, "--diff", "--unsafe-fixes", "t.py")
     assert "+is_float = x.dtype == torch.float32  # compare dtypes" in out
     assert (project / "t.py").read_text() == SOURCE

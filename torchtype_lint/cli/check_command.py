@@ -218,7 +218,9 @@ def _fix_policy(args: argparse.Namespace) -> FixPolicy:
 def _report(args: argparse.Namespace, findings: list, sources: Dict[str, str], console: Console,
             fixed: int = 0, fixed_by_path: Optional[Dict[str, Counter]] = None) -> int:
     from ..report.reporting import render
+    from ..report.summary import fix_counts, fixed_line, found_lines
 
+    hidden = fix_counts(findings, args.unsafe_fixes).hidden  # the unsafe fixes left, for --fix-only
     if args.fix_only:
         findings = []  # like ruff: --fix-only reports what it fixed, not what is left
     if args.statistics:
@@ -228,21 +230,15 @@ def _report(args: argparse.Namespace, findings: list, sources: Dict[str, str], c
     else:
         console.report(render(_output_format(args), findings, sources))
     n = len(findings)
-    if n:
-        safe = sum(1 for f in findings if f.fix is not None and f.fix.safe)
-        unsafe = sum(1 for f in findings if f.fix is not None and not f.fix.safe)
-        hints = []
-        if safe and not args.fix:
-            hints.append(f"{safe} fixable with --fix")
-        if unsafe and not args.unsafe_fixes:
-            hints.append(f"{unsafe} more with --unsafe-fixes")
-        extra = f" ({', '.join(hints)})" if hints else ""
-        console.summary(f"Found {n} finding{'s' if n != 1 else ''}{extra}.")
-    if fixed:
-        console.summary(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}" + (":" if args.show_fixes else "."))
+    # ruff's summary: the findings counted once, then what --fix (and --unsafe-fixes) would do.
+    for line in found_lines(findings, args.unsafe_fixes, fixing=args.fix):
+        console.summary(line)
+    done = fixed_line(fixed, hidden if args.fix_only else 0, applied=True)
+    if done:
+        console.summary(done[:-1] + ":" if args.show_fixes and fixed else done)
         if args.show_fixes and fixed_by_path:
             console.summary(_fixed_enumeration(fixed_by_path))
-    elif not n:
+    elif not n and not args.fix_only:  # --fix-only with nothing fixed says nothing, like ruff
         console.summary("All checks passed!", success=True)
     if args.exit_zero:
         return EXIT_CLEAN
@@ -293,8 +289,13 @@ def _run_fixes(args: argparse.Namespace, plan, results: list, findings: list,  #
             diffs.append(outcome.diff)
     if args.diff:
         console.report("".join(diffs))
-        if fixed:
-            console.summary(f"Would fix {fixed} finding{'s' if fixed != 1 else ''}.")
+        from ..report.summary import fix_counts, fixed_line
+
+        # Like ruff: what would be fixed, and how many fixes --unsafe-fixes would add (said even
+        # when there is no diff, so a run whose fixes are all unsafe is not silent).
+        would = fixed_line(fixed, fix_counts(remaining, args.unsafe_fixes).hidden, applied=False)
+        if would:
+            console.summary(would)
         # Like ruff: with --diff, exit 1 when there is something to change.
         return EXIT_FINDINGS if fixed and not args.exit_zero else EXIT_CLEAN
     remaining.sort(key=lambda f: f.sort_key())

@@ -18,6 +18,7 @@ def fix_stdin(args: argparse.Namespace, plan: Any, data: bytes, name: str, conso
     from ..checker.check import warm_up
     from ..edit.fix import MAX_ROUNDS
     from ..edit.policy import FixPostprocess
+    from ..report.summary import fix_counts, fixed_line, found_lines
     from ..run.runner import hard_deadline
 
     settings = plan.settings_for(name)
@@ -37,8 +38,9 @@ def fix_stdin(args: argparse.Namespace, plan: Any, data: bytes, name: str, conso
 
         if source is not None and new_source != source:
             console.report(unified_diff(source, new_source, name))
-        if fixed:
-            console.summary(f"Would fix {fixed} finding{'s' if fixed != 1 else ''}.")
+        would = fixed_line(fixed, fix_counts(remaining, args.unsafe_fixes).hidden, applied=False)
+        if would:
+            console.summary(would)
         return EXIT_FINDINGS if fixed and not args.exit_zero else EXIT_CLEAN
     # The fixed source is the output (a formatter pipe: `... | torchtype-lint check --fix - > f.py`).
     console.report(new_source if new_source is not None else data.decode("utf-8", errors="replace"))
@@ -46,8 +48,11 @@ def fix_stdin(args: argparse.Namespace, plan: Any, data: bytes, name: str, conso
     if left:
         console.summary(f"Found {len(left)} finding{'s' if len(left) != 1 else ''} left after fixing "
                         f"(run without --fix to see them).")
-    if fixed:
-        console.summary(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.")
+        for hint in found_lines(left, args.unsafe_fixes, fixing=True)[1:]:  # the fixes --unsafe-fixes adds
+            console.summary(hint)
+    done = fixed_line(fixed, fix_counts(remaining, args.unsafe_fixes).hidden if args.fix_only else 0, applied=True)
+    if done:
+        console.summary(done)
     if args.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if left or (fixed and args.exit_non_zero_on_fix) else EXIT_CLEAN
