@@ -292,6 +292,9 @@ NUMPY = [
     ("", "torch.from_numpy(np.array([True]))"), ("", "torch.tensor(np.array([1.0, 2.0]))"),
     ("", "x.numpy()"), ("", "i.numpy()"), ("", "x.detach().cpu().numpy()"),
     ("", "torch.from_numpy(a64) * v"), ("", "v + torch.from_numpy(a32)"),
+    # triangles keep the dtype and shape (a 1-D array becomes square); numpy scalars from sums
+    ("", "np.triu(a64, 1)"), ("", "np.tril(a32)"), ("", "np.triu(ai32)"), ("", "np.tril(m=a64 > 0, k=-1)"),
+    ("", "np.triu(a64 @ a64.T)"), ("", "float(a64.size - a64.sum()) / a64.sum()"), ("", "a64.sum() * 2.0"),
 ]
 
 MODULES = [

@@ -129,10 +129,25 @@ REARRANGEMENTS: Dict[str, Tuple[Tuple[str, ...], Callable[[ArrayValue, Dict[str,
 }
 
 
+def _triangle(array: ArrayValue) -> Value:
+    """``np.triu(m, k)`` / ``np.tril(m, k)``: ``m``'s dtype and shape, a 1-D ``m`` of length n
+    giving (n, n); a 0-d one raises."""
+    if array.shape is not None and len(array.shape) == 0:
+        return TOP
+    shape = array.shape if array.shape is None or len(array.shape) >= 2 else (array.shape[0], array.shape[0])
+    return _rearranged(array, shape)
+
+
+#: ``np.triu`` / ``np.tril`` name their array ``m``.
+REARRANGEMENTS.update({name: (("m", "k"), lambda a, b: _triangle(a)) for name in ("triu", "tril")})
+_FIRST_PARAMETER = {"triu": "m", "tril": "m"}
+
+
 def rearrange_function(name: str, args: CallArgs) -> Value:
     signature, rule = REARRANGEMENTS[name]
     bound = bind(args, signature)
-    array = as_array(bound["a"]) if bound is not None and "a" in bound else None
+    first = _FIRST_PARAMETER.get(name, "a")
+    array = as_array(bound[first]) if bound is not None and first in bound else None
     if array is None:
         return TOP
     return rule(array, bound)  # type: ignore[arg-type]

@@ -1,0 +1,45 @@
+"""Parameters torch takes only as a Tensor: given a tuple or list (a model's tuple of outputs,
+an LSTM's ``(output, (h, c))``), a Python number or a numpy array or scalar
+(``numpy.float64`` from array arithmetic), torch raises ``TypeError`` (``relu(): argument
+'input' (position 1) must be Tensor, not tuple``; a convolution says ``conv2d() received an
+invalid combination of arguments``).
+
+Functions are keyed by the op names of ``knowledge/ops.py``, the calls of ``nn`` modules by
+their class. Only (op, parameter) pairs where every one of those kinds of value
+raises ``TypeError``, whichever spelling reaches the op, are listed: ``F.mse_loss`` of a tuple
+raises ``AttributeError`` (``'tuple' object has no attribute 'size'``) and ``F.sigmoid``
+calls ``input.sigmoid()``, so they are not. Each entry is run in torch by
+``tests/test_tensor_arguments.py``.
+"""
+from __future__ import annotations
+
+from typing import FrozenSet, Mapping
+
+_F = "torch.nn.functional."
+
+#: function op -> the parameters that take only a Tensor.
+FUNCTIONS: Mapping[str, FrozenSet[str]] = {
+    # activations and dropout
+    **{_F + name: frozenset({"input"}) for name in (
+        "relu", "relu6", "gelu", "silu", "elu", "leaky_relu", "dropout", "hardtanh")},
+    **{"torch." + name: frozenset({"input"}) for name in ("relu", "sigmoid", "tanh", "exp", "softmax")},
+    _F + "linear": frozenset({"input"}),
+    "torch.matmul": frozenset({"input", "other"}),
+    # losses
+    _F + "cross_entropy": frozenset({"input", "target", "weight"}),
+    _F + "nll_loss": frozenset({"input", "target"}),
+    _F + "kl_div": frozenset({"input", "target"}),
+    _F + "binary_cross_entropy_with_logits": frozenset({"weight", "pos_weight"}),
+}
+
+#: nn module class -> the parameters of its call that take only a Tensor (by class: nn.Sigmoid
+#: calls torch.sigmoid, which raises TypeError, where F.sigmoid raises AttributeError).
+MODULES: Mapping[str, FrozenSet[str]] = {
+    **{name: frozenset({"input"}) for name in (
+        "Linear", "Conv1d", "Conv2d", "Conv3d", "LayerNorm", "Embedding", "Dropout",
+        "MaxPool1d", "MaxPool2d", "Sigmoid", "Tanh", "ReLU", "GELU", "SiLU", "ELU", "LeakyReLU")},
+    **{name: frozenset({"input", "target"}) for name in ("CrossEntropyLoss", "NLLLoss", "KLDivLoss")},
+}
+
+#: A regular expression every message of those TypeErrors matches.
+MESSAGE_PATTERN = r"must be Tensor, not|received an invalid combination of arguments"
