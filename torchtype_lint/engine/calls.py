@@ -31,6 +31,9 @@ from ..knowledge.module_dtypes import (
 )
 from ..knowledge import vision_transforms as VT
 from ..knowledge.module_state import entries_view, state_dict_of, state_entries
+from ..knowledge.named_tuples import NAMEDTUPLE_FACTORIES, NamedTupleClass, named_field, namedtuple_class
+from ..knowledge.named_tuples import instance as namedtuple_instance
+from ..knowledge.training_mode import CONSTRUCTED, MODE_METHODS, TRAINING, may_change_mode, mode_set_by, set_training
 from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
 from ..knowledge.vision_transforms import TransformValue
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
@@ -70,6 +73,8 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     else:
         callee_value = interp.eval(func)
     args = eval_args(interp, node)
+    if isinstance(func, cst.Attribute) and func.attr.value in MODE_METHODS and receiver is TOP:
+        interp.training_unknown = True  # m.eval() of a module the engine does not know
     if isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
         owner = dict_owner(interp, func.value)
         if owner is not None:  # self.__dict__.update(kwargs) stores attributes by name
@@ -114,6 +119,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     elif isinstance(callee_value, ClassValue):
         callee = Callee("user", callee_value.name, TOP, args)
         result = instantiate(interp, callee_value, args, node)
+    elif isinstance(callee_value, NamedTupleClass):
+        callee = Callee("user", callee_value.name, TOP, args)
+        result = namedtuple_instance(callee_value, args, node) or TOP
     elif isinstance(callee_value, TransformValue):
         # transform(img): a torchvision pipeline, its own steps run here
         if len(args.pos) == 1 and not args.kw and not args.has_star:
@@ -208,6 +216,9 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
     if isinstance(owner, ArrayValue):
         return NP.ndarray_attribute(owner, attr)
     if isinstance(owner, InstanceValue):
+        if attr == TRAINING and (attr in owner.attrs or _is_module_class(owner.cls)):
+            # a module's mode: True from construction on, until .eval() / .train(False)
+            return TOP if interp.training_unknown else owner.attrs.get(attr, CONSTRUCTED)
         if attr in owner.attrs:
             return note_read(interp, owner.attrs[attr])  # `args.img_size`: its default is an assumption
         method = owner.cls.methods.get(attr)
@@ -236,6 +247,8 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
         return namespace_attribute(interp, owner, attr)
     if isinstance(owner, SequenceValue):
         field = return_types_field(owner, attr)  # torch.return_types: (values, indices)
+        if field is None:
+            field = named_field(owner, attr)  # out.logits of a namedtuple
         return field if field is not None else TOP
     if isinstance(owner, SuperValue):
         for base in owner.owner.base_classes:
@@ -268,6 +281,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     specific ``torch.nn.*`` names before the generic ``torch.*`` table)."""
     if qualname in PARSER_CLASSES:
         return new_parser(node)
+    if qualname in NAMEDTUPLE_FACTORIES:
+        return namedtuple_class(args, node) or TOP
     transform = VT.transform_name(qualname)
     if transform is not None:
         return VT.construct(transform, args, node)
@@ -523,6 +538,12 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         return parameters_of(interp, module, named=name.startswith("named_"))
     if name == "state_dict" and not args.pos and not args.kw and not args.has_star:
         return state_dict_of(module, node)
+    if name in MODE_METHODS:
+        set_training(module, mode_set_by(name, args), weak=interp._weak_update(module))
+        return module
+    if name == "apply" and (len(args.pos) != 1 or not isinstance(args.pos[0], FunctionValue)
+                            or may_change_mode(args.pos[0].node)):
+        interp.training_unknown = True  # model.apply(fn): fn may set the modes of the submodules
     if name in SELF_RETURNING_METHODS:
         return module
     if isinstance(module, InstanceValue) and name in REGISTER_METHODS:

@@ -117,6 +117,9 @@ class Interpreter:
         self.no_grad_depth = 0
         self.branch_depth = 0
         self.moves_to_cuda = False
+        #: A module's training mode may have changed where the engine could not see it
+        #: (``m.eval()`` of an unknown ``m``): no ``module.training`` is known from then on.
+        self.training_unknown = False
         self._call_stack: List[Any] = []
         self._memo: Dict[Any, Value] = {}
         self._prototypes: Dict[Any, InstanceValue] = {}
@@ -280,11 +283,12 @@ class Interpreter:
         """The switches a statement may flip for all later ones (``torch.set_default_dtype``,
         a move to CUDA): the incremental re-analysis checks they replay identically."""
         return GlobalState(self.default_float, self.uncertain_defaults, self.default_device_unknown,
-                           self.moves_to_cuda)
+                           self.moves_to_cuda, self.training_unknown)
 
     def set_global_state(self, state: GlobalState) -> None:
         self.default_float, self.uncertain_defaults = state.default_float, state.uncertain_defaults
         self.default_device_unknown, self.moves_to_cuda = state.default_device_unknown, state.moves_to_cuda
+        self.training_unknown = state.training_unknown
         self.tenv.default_float = state.default_float
 
     def value(self, node: Any) -> Value:

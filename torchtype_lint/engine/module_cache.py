@@ -147,7 +147,7 @@ def _table_sizes(interp: "Interpreter") -> Tuple[int, ...]:
 def _flags(interp: "Interpreter") -> Tuple[Any, ...]:
     # What a body may change about the whole analysis (defaults, CUDA): such a body is rerun.
     return (interp.default_float, interp.uncertain_defaults, interp.default_device_unknown,
-            interp.moves_to_cuda)
+            interp.moves_to_cuda, interp.training_unknown)
 
 
 def forget_all() -> None:

@@ -40,6 +40,7 @@ class GlobalState:
     uncertain_defaults: Optional[FrozenSet[str]]
     default_device_unknown: bool
     moves_to_cuda: bool
+    training_unknown: bool = False
 
 
 @dataclass(frozen=True)

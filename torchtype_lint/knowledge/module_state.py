@@ -82,6 +82,8 @@ def structure(module: Value, depth: int = 0) -> Optional[Tuple[Any, ...]]:
     if isinstance(module, InstanceValue):
         attrs = []
         for name, attr in module.attrs.items():
+            if name == "training":
+                continue  # the mode: no state entry
             if isinstance(attr, (ModuleValue, InstanceValue)):
                 part = structure(attr, depth + 1)
                 if part is None:

@@ -6,6 +6,7 @@ from typing import Any, Optional, Tuple
 
 import libcst as cst
 
+from ...knowledge.named_tuples import type_name
 from ...knowledge.ops import FUNCTION, MODULE, module_op
 from ...knowledge.tensor_arguments import FUNCTIONS, MESSAGE_PATTERN, MODULES
 from ...model.values import ArrayValue, ScalarValue, SequenceValue, TensorValue, Value
@@ -27,9 +28,8 @@ def _what(value: Value) -> Optional[Tuple[str, str]]:
     if isinstance(value, SequenceValue) and value.container in ("tuple", "list"):
         count = len(value.items) if value.items is not None else None
         tensors = value.items is not None and value.items and all(isinstance(i, TensorValue) for i in value.items)
-        named = value.origin.note.split("(")[0] if value.origin is not None and value.origin.note.endswith(
-            "(...)") else ""
-        what = f"a {named + ' ' if named else ''}{value.container}" + (
+        named = type_name(value)
+        what = (f"a namedtuple `{named}`" if named else f"a {value.container}") + (
             f" of {count} tensors" if tensors else (f" of {count} items" if count is not None else ""))
         return what, "pick the tensor it holds (or unpack it) before the call"
     if isinstance(value, ArrayValue):
