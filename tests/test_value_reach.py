@@ -125,11 +125,113 @@ _DEEP_HELPER = """
     main()
 """
 
+_CLIENT_DATASETS = """
+    def load_clients(n_clients):
+        rng = np.random.default_rng(0)
+        datasets = []
+        for client in range(n_clients):
+            n = 12 if client % 2 else 16
+            x = rng.standard_normal((n, 10)).astype(np.float32)
+            y = rng.integers(0, 4, size=n)
+            datasets.append(TensorDataset(torch.from_numpy(x), {labels}))
+        return datasets
+
+
+    def local_update(model, dataset):
+        criterion = nn.CrossEntropyLoss()
+        for data, label in DataLoader(dataset, batch_size=4, shuffle=True):
+            loss = criterion(model(data), label)  # <-
+            loss.backward()
+
+
+    model = nn.Linear(10, 4)
+    for ds in load_clients(8):
+        local_update(model, ds)
+"""
+
+_DTYPE_BRANCH = """
+    class ToTensor:
+        def __call__(self, pic):
+            if pic.dtype == np.uint8:
+                return torch.from_numpy(pic[None].astype(np.float32) / 255.0)
+            if pic.dtype in (np.uint16, np.int16):
+                return torch.from_numpy(pic[None].astype({kept}))
+            return torch.from_numpy(pic[None])
+
+
+    class Crop:
+        def __init__(self, size):
+            self.size = size
+
+        def __call__(self, img):
+            return img[:self.size, :self.size]
+
+
+    class Pipeline:
+        def __init__(self, steps):
+            self.steps = steps
+
+        def __call__(self, img):
+            for step in self.steps:
+                img = step(img)
+            return img
+
+
+    class Slices(Dataset):
+        def __init__(self, transform):
+            self.slices = np.random.default_rng(0).integers(0, 4096, size=(8, 24, 24), dtype=np.uint16)
+            self.transform = transform
+
+        def __len__(self):
+            return len(self.slices)
+
+        def __getitem__(self, i):
+            return self.transform(self.slices[i])
+
+
+    conv = nn.Conv2d(1, 4, 3)
+    for images in DataLoader(Slices(Pipeline([Crop(16), ToTensor()])), batch_size=4):
+        conv(images)  # <-
+"""
+
+_CEIL_GRID = """
+    class Decoder(nn.Module):
+        def __init__(self, patch=4, dim=8):
+            super().__init__()
+            self.patch = patch
+            self.embed = nn.Conv2d(3, dim, kernel_size=patch, stride=patch{padding})
+
+        def forward(self, images):
+            h, w = images.shape[-2:]
+            gh, gw = math.ceil(h / self.patch), math.ceil(w / self.patch)
+            tokens = self.embed(images).flatten(2).transpose(1, 2)
+            b, n, c = tokens.shape
+            return tokens.reshape(b, gh, gw, c)  # <-
+
+
+    Decoder()(torch.rand(2, 3, 134, 134))
+"""
+
+_WINDOWS = """
+    series = torch.sin(torch.linspace(0, 20, 60))
+    windows = series.unfold(0, {size}, 2)
+    head = nn.Linear(12, 1)
+    head(windows)  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
     Case("helper_method_four_calls_deep", "TTL401", "expected scalar type",
          _DEEP_HELPER.format(cast=""), _DEEP_HELPER.format(cast=".to(vecs.dtype)")),
+    Case("tensor_datasets_one_per_client", "TTL207", "expected target dtype to be Long",
+         _CLIENT_DATASETS.format(labels="torch.Tensor(y)"), _CLIENT_DATASETS.format(labels="torch.from_numpy(y)")),
+    Case("pipeline_step_decided_by_dtype_test", "TTL202", "should be the same",
+         _DTYPE_BRANCH.format(kept="np.int16"), _DTYPE_BRANCH.format(kept="np.float32")),
+    Case("grid_from_math_ceil", "TTL509", "is invalid for input of size",
+         _CEIL_GRID.format(padding=""), _CEIL_GRID.format(padding=", padding=1")),
+    Case("unfold_windows_into_linear", "TTL502", "cannot be multiplied",
+         _WINDOWS.format(size=10), _WINDOWS.format(size=12)),
 ]
 
 
@@ -152,3 +254,107 @@ def test_every_case_is_true_in_torch() -> None:
     for case in CASES:
         assert case.raises in results[case.name + ":bad"], (case.name, results[case.name + ":bad"])
         assert results[case.name + ":good"] == "", (case.name, results[case.name + ":good"])
+
+
+def test_knowledge_values_join_by_their_own_rule() -> None:
+    """Two datasets or loaders met at a branch or a loop head: either one's facts, the ones
+    they share kept (``join`` of model/ knows no knowledge value; each joins itself)."""
+    from torchtype_lint.knowledge.data_pipeline import DataLoaderValue, LastBatch, TensorDatasetValue
+    from torchtype_lint.model.values import TOP, SequenceValue, TensorValue, join
+
+    def row(shape):
+        return SequenceValue("tuple", TOP, (TensorValue(frozenset({"float32"}), shape), TensorValue(
+            frozenset({"int64"}), ())))
+
+    small, large = TensorDatasetValue(row((10,)), None, 12), TensorDatasetValue(row((10,)), None, 16)
+    either = join(small, large)
+    assert isinstance(either, TensorDatasetValue) and either.length is None and either.item == small.item
+    assert join(small, TensorDatasetValue(row((10,)), None, 12)) == small
+    other_rows = join(small, TensorDatasetValue(row((3,)), None, 12))
+    assert isinstance(other_rows, TensorDatasetValue) and other_rows.item.items[0].shape == (None,)
+    a = DataLoaderValue(small.item, 4, None, None, LastBatch(4, 12))
+    b = DataLoaderValue(large.item, 8, None, None, LastBatch(8, 16))
+    loader = join(a, b)
+    assert isinstance(loader, DataLoaderValue) and loader.batch_size is None and loader.last_batch is None
+    assert join(a, DataLoaderValue(small.item, 4, None, small.item, None)) is TOP  # a collate_fn's batch
+
+
+def test_unfold_shape_matches_torch() -> None:
+    torch = pytest.importorskip("torch")
+    from torchtype_lint.knowledge.shapes import unfold_shape
+    for shape in [(55,), (2, 10, 3), (5,), (4, 7), ()]:
+        for dim in range(-max(len(shape), 1), max(len(shape), 1)):
+            for size in range(0, 8):
+                for step in range(1, 4):
+                    try:
+                        expected = tuple(torch.zeros(shape).unfold(dim, size, step).shape)
+                    except (RuntimeError, IndexError):
+                        expected = None
+                    got = unfold_shape(shape, dim, size, step)
+                    assert got is None or got == expected, (shape, dim, size, step, got, expected)
+                    if shape and expected is not None:
+                        assert got == expected, (shape, dim, size, step)
+
+
+def test_dtype_comparisons_match_torch_and_numpy() -> None:
+    torch = pytest.importorskip("torch")
+    import numpy
+    from torchtype_lint.knowledge.dtype_comparisons import dtype_comparison
+    from torchtype_lint.knowledge.dtypes import TORCH_DTYPE_ATTRS
+    from torchtype_lint.model.values import DTypeValue, SequenceValue, SymbolValue, TOP
+
+    torch_names = [n for n in ("float16", "half", "float32", "float", "float64", "double", "bfloat16", "int64",
+                               "long", "int32", "uint8", "bool") if n in TORCH_DTYPE_ATTRS]
+    for a in torch_names:
+        for b in torch_names:
+            left, right = getattr(torch, a), getattr(torch, b)
+            va, vb = DTypeValue(TORCH_DTYPE_ATTRS[a]), DTypeValue(TORCH_DTYPE_ATTRS[b])
+            for op, truth in (("==", left == right), ("!=", left != right), ("is", left is right),
+                              ("is not", left is not right)):
+                assert dtype_comparison(va, op, vb) == truth, (a, op, b)
+            pair = SequenceValue("tuple", TOP, (vb, DTypeValue("bfloat16")))
+            assert dtype_comparison(va, "in", pair) == (left in (right, torch.bfloat16)), (a, b)
+    numpy_names = ["uint8", "uint16", "int16", "int32", "int64", "float16", "float32", "float64", "double",
+                   "single", "half", "int_", "bool_", "ubyte", "short", "longlong", "intc"]
+    for a in numpy_names:
+        array_dtype = numpy.zeros(2, dtype=getattr(numpy, a)).dtype
+        canonical = SymbolValue(f"numpy.{array_dtype.name}" if array_dtype.name != "bool" else "numpy.bool_")
+        for b in numpy_names:
+            scalar_type = getattr(numpy, b)
+            vb = SymbolValue(f"numpy.{b}")
+            assert dtype_comparison(canonical, "==", vb) == bool(array_dtype == scalar_type), (a, b)
+            assert dtype_comparison(canonical, "!=", vb) == bool(array_dtype != scalar_type), (a, b)
+            pair = SequenceValue("tuple", TOP, (vb, SymbolValue("numpy.int16")))
+            assert dtype_comparison(canonical, "in", pair) == (array_dtype in (scalar_type, numpy.int16)), (a, b)
+            assert dtype_comparison(canonical, "is", vb) is None  # a dtype is never the scalar type
+    # a torch dtype against a numpy one, or anything not a dtype: not answered
+    assert dtype_comparison(DTypeValue("float32"), "==", SymbolValue("numpy.float32")) is None
+    assert dtype_comparison(DTypeValue("float32"), "==", TOP) is None
+
+
+def test_python_random_and_math_results_match_python() -> None:
+    import math
+    import random
+    from torchtype_lint.knowledge.python_math import INT_FUNCTIONS, int_function
+    from torchtype_lint.knowledge.python_random import FLOAT_DRAWS, INT_DRAWS, random_call
+    from torchtype_lint.model.values import CallArgs, ScalarValue, SymbolValue
+
+    arguments = {"random": (), "uniform": (1, 5), "triangular": (), "gauss": (), "normalvariate": (),
+                 "lognormvariate": (0, 1), "expovariate": (1.0,), "vonmisesvariate": (0, 1),
+                 "gammavariate": (1, 1), "betavariate": (1, 1), "paretovariate": (1,), "weibullvariate": (1, 1),
+                 "randint": (1, 5), "randrange": (5,), "getrandbits": (8,)}
+    assert set(arguments) == FLOAT_DRAWS | INT_DRAWS
+    rnd = random.Random(0)
+    for name, args in arguments.items():
+        for owner, caller in (("random", random), ("random.Random", rnd)):
+            value = random_call(f"{owner}.{name}")
+            assert isinstance(value, ScalarValue) and value.pytype == type(getattr(caller, name)(*args)).__name__
+    assert random_call("random.Random") == SymbolValue("random.Random")
+    assert random_call("random.choice") is None
+    for qualname, fn in INT_FUNCTIONS.items():
+        assert getattr(math, qualname.split(".")[1]) is fn
+        for x in (33.5, -2.5, 7, 0.0, True):
+            value = int_function(qualname, CallArgs([ScalarValue(type(x).__name__, x)]))
+            assert value == ScalarValue("int", fn(x)) and type(fn(x)) is int
+        inf = int_function(qualname, CallArgs([ScalarValue("float", math.inf)]))
+        assert inf == ScalarValue("int")  # math.ceil(inf) raises: no value claimed

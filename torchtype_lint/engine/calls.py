@@ -37,6 +37,8 @@ from ..knowledge.training_mode import CONSTRUCTED, MODE_METHODS, TRAINING, may_c
 from ..knowledge.python_math import FLOAT_CONSTANTS as MATH_FLOAT_CONSTANTS
 from ..knowledge.vision_transforms import TransformValue
 from ..knowledge.python_math import FLOAT_FUNCTIONS as MATH_FLOAT_FUNCTIONS
+from ..knowledge.python_math import INT_FUNCTIONS as MATH_INT_FUNCTIONS, int_function as math_int_function
+from ..knowledge.python_random import random_call
 from ..knowledge.torch_objects import (
     SHAPE_CHANGING_IN_PLACE, library_object, moves_to_cuda, return_types_field,
     returned_through_out, shape_changing_in_place,
@@ -295,6 +297,12 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return NoneValue()
     if qualname in MATH_FLOAT_FUNCTIONS:
         return ScalarValue("float")
+    if qualname in MATH_INT_FUNCTIONS:
+        return math_int_function(qualname, args)
+    if qualname.startswith("random."):
+        drawn = random_call(qualname)  # random.Random(seed), rnd.random(): Python floats and ints
+        if drawn is not None:
+            return drawn
     if qualname == "copy.deepcopy" and len(args.pos) == 1 and not args.kw and not args.has_star:
         return deep_copied(args.pos[0], interp._note_fresh)
     if qualname.startswith(FUNCTIONAL_PREFIX):

@@ -15,6 +15,7 @@ from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import runtime_choice
+from ..knowledge.dtype_comparisons import dtype_comparison
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..model.values import (
     Callee,
@@ -277,7 +278,10 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
         right = interp.eval(node.comparisons[0].comparator)
         is_none = _is_none(left) if isinstance(right, NoneValue) else None
         if is_none is None:
-            return ScalarValue("bool")
+            # `x.dtype is torch.float16` of known dtypes: torch's dtypes are singletons
+            same = dtype_comparison(left, "is" if isinstance(node.comparisons[0].operator, cst.Is) else "is not",
+                                    right)
+            return ScalarValue("bool", same)
         # `args.resume is None` of a command-line default: the answer is an assumption too
         origin = left.origin if isinstance(left.origin, ConfigOrigin) else None
         return ScalarValue("bool", is_none if isinstance(node.comparisons[0].operator, cst.Is) else not is_none,
@@ -293,6 +297,9 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
         elif op in ("in", "not in", "is", "is not") or (
                 isinstance(left, _PYTHON_OBJECTS) and isinstance(right, _PYTHON_OBJECTS)):
             folded = folded_comparison(left, op, right) if len(node.comparisons) == 1 else None
+            if folded is None and len(node.comparisons) == 1:
+                # `pic.dtype == np.uint8`, `x.dtype in (torch.float16, torch.bfloat16)` of known dtypes
+                folded = ScalarValue("bool", dtype_comparison(left, op, right))
             result = folded if folded is not None else ScalarValue("bool")  # `cfg["task"] == "binary"`
         else:
             result = TOP  # an unknown operand may be an array or a tensor: elementwise, not a bool

@@ -84,11 +84,15 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     informative = force or any(_informative(k, v, fnode) for k, v in params.items()
                                if not (self_value is not None and k == first_param(fnode)))
     if not informative:
+        defaults = _defaults(interp)  # before the body runs (it may set the default itself)
         ensure_standalone(interp, fn)
-        return annotated if annotated is not TOP else interp._memo.get((fnode, "standalone"), TOP)
+        if interp._memo.get((fnode, _STANDALONE_DEFAULTS)) == defaults:
+            return annotated if annotated is not TOP else interp._memo.get((fnode, "standalone"), TOP)
+        # analysed on its own under another default dtype: what it builds now differs (layers
+        # made after torch.set_default_dtype(torch.float64)), so it runs here
     try:
         key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), interp.recording,
-               interp.heap_version, tuple(interp.autocast_dtypes))
+               interp.heap_version, tuple(interp.autocast_dtypes), _defaults(interp))
         hash(key)
     except TypeError:
         key = None
@@ -102,6 +106,17 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
         interp._memo[key] = result
     inferred = result
     return inferred if inferred is not TOP else annotated
+
+
+#: The memo slot of the default dtype a function's standalone analysis ran under.
+_STANDALONE_DEFAULTS = "standalone defaults"
+
+
+def _defaults(interp: "Interpreter") -> Any:
+    """The default dtype state a body's layers and factory tensors are made under: part of
+    every memo key, so that what a call built before ``torch.set_default_dtype`` is not
+    reused after it."""
+    return interp.default_float, interp.uncertain_defaults
 
 
 def _informative(name: str, value: Value, fnode: Any) -> bool:
@@ -227,17 +242,20 @@ def analyse_standalone(interp: "Interpreter", fn: FunctionValue, frame: Frame) -
         params = bind_params(interp, fn, CallArgs(), self_value, standalone=True, sizes=True)
     finally:
         interp.frame = outer
+    defaults = _defaults(interp)
     result = run_function(interp, fn, params, frame)
     interp._memo[(fn.node, "standalone")] = result
+    interp._memo[(fn.node, _STANDALONE_DEFAULTS)] = defaults
 
 
 def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
     """The instance ``self`` stands for when a method is analysed on its own:
-    attributes come from analysing ``__init__`` with unknown arguments."""
-    proto = interp._prototypes.get(cls.node)
+    attributes come from analysing ``__init__`` with unknown arguments, under the default
+    dtype of now (an instance built after ``torch.set_default_dtype`` has layers of it)."""
+    proto = interp._prototypes.get((cls.node, _defaults(interp)))
     if proto is None:
         proto = InstanceValue(cls, Origin(cls.node, f"self ({cls.name})"))
-        interp._prototypes[cls.node] = proto
+        interp._prototypes[(cls.node, _defaults(interp))] = proto
         init = cls.methods.get("__init__")
         if init is not None and init.node not in interp._call_stack:
             recording = interp.recording

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 from ..model.values import (
     CallArgs,
     BOOL, FLOAT64, INT64, TOP, ArrayValue, InstanceValue, NoneValue, Origin, ScalarValue,
-    SequenceValue, TensorValue, Value, join_all,
+    SequenceValue, TensorValue, Value, join, join_all,
 )
 from .indexing import index_first
 
@@ -38,6 +38,30 @@ class DataLoaderValue(Value):
 
     def describe(self) -> str:
         return f"DataLoader of {self.item.describe()}"
+
+    def _facts(self) -> tuple:
+        return (self.item, self.batch_size, self.origin, self.collated, self.last_batch)
+
+    def __eq__(self, other: object) -> bool:
+        # two loaders of the same facts are one fact (a loop's fixed point compares them)
+        return isinstance(other, DataLoaderValue) and self._facts() == other._facts()
+
+    def __hash__(self) -> int:
+        return hash(self._facts())
+
+    def joined_with(self, other: Value) -> Optional[Value]:
+        """Either of two loaders (one per client, one per branch): batches of either item;
+        a batch size, a collate_fn's batch or a last batch only where both agree."""
+        assert isinstance(other, DataLoaderValue)
+        if (self.collated is None) != (other.collated is None):
+            return None  # default_collate against a collate_fn's batch: nothing shared
+        collated = None if self.collated is None else join(self.collated, other.collated)  # type: ignore[arg-type]
+        item = join(self.item, other.item)
+        if item is TOP and collated is None or collated is TOP:
+            return None
+        return DataLoaderValue(item, self.batch_size if self.batch_size == other.batch_size else None,
+                               self.origin, collated,
+                               self.last_batch if self.last_batch == other.last_batch else None)
 
 
 @dataclass(frozen=True)
@@ -69,6 +93,23 @@ class TensorDatasetValue(Value):
 
     def describe(self) -> str:
         return f"TensorDataset of {self.item.describe()}"
+
+    def __eq__(self, other: object) -> bool:
+        # two datasets of the same facts are one fact (a loop's fixed point compares them)
+        return isinstance(other, TensorDatasetValue) and (self.item, self.length, self.origin) == (
+            other.item, other.length, other.origin)
+
+    def __hash__(self) -> int:
+        return hash((self.item, self.length, self.origin))
+
+    def joined_with(self, other: Value) -> Optional[Value]:
+        """Either of two datasets (``[TensorDataset(x_i, y_i) for each client]``): items of
+        either, a length only where both have it."""
+        assert isinstance(other, TensorDatasetValue)
+        item = join(self.item, other.item)
+        if item is TOP:
+            return None
+        return TensorDatasetValue(item, self.origin, self.length if self.length == other.length else None)
 
 
 def tensor_dataset(args: CallArgs, node: Any) -> Value:

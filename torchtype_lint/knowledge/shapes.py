@@ -276,6 +276,25 @@ def unflatten_shape(shape: Shape, dim: Optional[int], sizes: Shape) -> Shape:
     return tuple(shape[:d]) + tuple(inner) + tuple(shape[d + 1:]) if inner is not None else None
 
 
+def unfold_shape(shape: Shape, dim: Optional[int], size: Optional[int], step: Optional[int]) -> Shape:
+    """``x.unfold(dim, size, step)``: the windows of ``size`` along ``dim`` taken every ``step``:
+    ``dim`` holds ``(n - size) // step + 1`` windows and a last dim of ``size`` is added (a 0-d
+    tensor gives ``(size,)``). Unknown where torch raises (a window longer than the dim, a step
+    below 1) or a size is not known."""
+    if shape is None or dim is None:
+        return None
+    if not shape:
+        return (size,) if dim in (0, -1) and size is not None and size <= 1 else None
+    d = _norm_dim(dim, len(shape))
+    if d is None or not isinstance(size, int) or not isinstance(step, int) or size < 0 or step < 1:
+        return None
+    n = shape[d]
+    if isinstance(n, int) and size > n:
+        return None
+    windows = (n - size) // step + 1 if isinstance(n, int) else None
+    return tuple(shape[:d]) + (windows,) + tuple(shape[d + 1:]) + (size,)
+
+
 def chunk_sizes(size: Dim, chunks: Optional[int], limit: int = 64) -> Optional[Tuple[int, ...]]:
     """The lengths of ``x.chunk(chunks)``'s pieces along a dim of ``size``: pieces of
     ceil(size / chunks), the last one shorter, so there may be fewer than ``chunks``. None

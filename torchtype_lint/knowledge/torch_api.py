@@ -743,6 +743,10 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         other = args.get(0)
         shape = other.shape if isinstance(other, TensorValue) else None
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name == "unfold" and not args.has_star:
+        shape = S.unfold_shape(recv.shape, int_const(args.get(0, "dimension")), int_const(args.get(1, "size")),
+                               int_const(args.get(2, "step")))
+        return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
     if name == "flatten":
         start = int_const(args.get(0, "start_dim")) if args.has(0, "start_dim") else 0
         end = int_const(args.get(1, "end_dim")) if args.has(1, "end_dim") else -1

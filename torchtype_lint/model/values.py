@@ -226,6 +226,12 @@ class Value:
     def describe(self) -> str:
         return "?"
 
+    def joined_with(self, other: "Value") -> "Optional[Value]":
+        """The join with ``other``, a value of the same class: for kinds of values defined
+        outside this module (``knowledge/``'s datasets and loaders), which ``join`` cannot
+        know. The default: an equal value is itself; anything else is unknown (None)."""
+        return self if self == other else None
+
 
 class _Top(Value):
     """Unknown. Everything the engine cannot prove is TOP, and TOP is silent."""
@@ -629,6 +635,9 @@ def join(a: Value, b: Value) -> Value:
         return SequenceValue(a.container, element, items, _sequence_origin(a.origin, b.origin))
     if type(a) is type(b) and isinstance(a, (DTypeValue, DeviceValue, SymbolValue, NoneValue)):
         return a if a == b else TOP
+    if type(a) is type(b):
+        joined = a.joined_with(b)  # a kind of value defined elsewhere joins by its own rule
+        return joined if joined is not None else TOP
     return TOP
 
 

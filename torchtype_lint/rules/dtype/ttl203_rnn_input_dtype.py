@@ -10,7 +10,7 @@ from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, show, torch_name
 from ..dtype_predicates import mismatch_kind
 from ..dtype_rule import DtypeRule
-from ..layers import RNN_LAYERS, module_dtype_changed
+from ..layers import RNN_LAYERS
 from ..source_edits import cast_expr, cast_text, castable, code
 from .layer_inputs import module_call
 from ..context import RuleContext
@@ -63,8 +63,6 @@ class RnnInputDtype(DtypeRule):
         layer, x, x_node, path, outer = found
         if layer.short_name not in RNN_LAYERS or not layer.param_dtypes:
             return
-        if ctx.default_float != FLOAT32 and not module_dtype_changed(layer):
-            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(layer.param_dtypes)
         kind = mismatch_kind(x, weights)
         if kind is None or (kind == "precision" and ctx.in_autocast):

@@ -12,7 +12,6 @@ from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.layer_inputs import module_call
 from ..dtype_names import one
-from ..layers import module_dtype_changed
 from ..source_edits import cast_text
 from .gpu_only import fails_on_gpu, name_of, named
 
@@ -73,9 +72,8 @@ class GpuOnlyNormHalfInput(Rule):
         switch = _AFFINE.get(layer.short_name)
         if switch is None or layer.config.get(switch, True) is not True or not isinstance(x, TensorValue):
             return  # no parameters (or not known whether there are): nothing to mismatch
-        if layer.param_dtypes != frozenset({FLOAT32}) or (
-                ctx.default_float != FLOAT32 and not module_dtype_changed(layer)):
-            return  # built after torch.set_default_dtype(...): float32 is not certain
+        if layer.param_dtypes != frozenset({FLOAT32}):
+            return
         x_dtype = one(x)
         case = cuda_failure(layer.short_name, params=FLOAT32, input=x_dtype) if x_dtype else None
         # The input decides where the layer runs; a layer moved to the GPU takes an input of

@@ -12,7 +12,7 @@ from ..dtype.matmul_mismatch import matmul_operands
 from ..dtype_names import one, origin_note, scalar_type_name, show
 from ..dtype_predicates import dtypes_of, is_float, mismatch_kind, pairs
 from ..dtype_rule import DtypeRule
-from ..layers import MATMUL_LAYERS, NORM_LAYERS, module_dtype_changed
+from ..layers import MATMUL_LAYERS, NORM_LAYERS
 from ...knowledge.nn_modules import WEIGHTED_LOSSES
 from ..source_edits import cast_expr, cast_text, castable, code
 from ..dtype.layer_inputs import layer_message, module_call
@@ -116,8 +116,8 @@ class PrecisionMismatch(DtypeRule):
                 or callee.args.has_star or callee.receiver.short_name not in ("GRU", "RNN"):
             return
         layer = callee.receiver
-        if not layer.param_dtypes or (ctx.default_float != FLOAT32 and not module_dtype_changed(layer)):
-            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
+        if not layer.param_dtypes:
+            return
         x, hx = callee.args.get(0, "input"), callee.args.get(1, "hx")
         weights = TensorValue(layer.param_dtypes)
         if not isinstance(hx, TensorValue) or mismatch_kind(hx, weights) != "precision" or (
@@ -193,8 +193,6 @@ class PrecisionMismatch(DtypeRule):
         params = layer.param_dtypes
         if not params or not all(is_float(p) for p in params):
             return
-        if ctx.default_float != FLOAT32 and not module_dtype_changed(layer):
-            return  # built after torch.set_default_dtype(...): the engine's float32 may be wrong
         weights = TensorValue(params)
         name = layer.short_name
         if name in MATMUL_LAYERS:
