@@ -283,3 +283,17 @@ def test_recurrent_state_shapes_are_torchs() -> None:
     for key, result in results.items():
         fits = key.endswith(":None")
         assert (result == "") == fits, (key, programs[key], result)
+
+
+def test_a_refused_layer_has_no_output_to_follow() -> None:
+    """torch stops at a layer that refuses its input: the lines after it, which read its
+    output, get no finding of their own (before, the loss below was TTL510 too)."""
+    program = """
+    head = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 1))
+    scores = head(torch.randn(8, 6))  # <-
+    loss = F.mse_loss(scores, torch.randn(4, 1))
+    conv = nn.Conv2d(3, 8, 3)
+    maps = conv(torch.randn(2, 4, 9, 9))
+    total = maps + torch.randn(2, 5, 7, 7)
+    """
+    assert findings(program) == [(marked_line(program), "TTL502"), (marked_line(program) + 3, "TTL501")]

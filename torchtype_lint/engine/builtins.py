@@ -8,7 +8,7 @@ to a value (the interpreter is passed in only for name lookup, the current frame
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 
 import libcst as cst
 
@@ -127,6 +127,8 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
             const = abs(arg.const) if isinstance(arg.const, (int, float, complex)) else None
             return ScalarValue(pytype, const)
         return TOP
+    if name in ("max", "min") and args.pos and not args.kw and not args.has_star:
+        return _extremum(name, args.pos)
     if name == "round" and args.pos:
         arg = args.pos[0]
         if isinstance(arg, TensorValue) and len(args.pos) == 1 and not args.kw:
@@ -251,6 +253,26 @@ def iterate(iterable: Value) -> Value:
 
 
 # ---------------------------------------------------------------------- scalars and containers
+
+
+def _extremum(name: str, pos: List[Value]) -> Value:
+    """``max(a, b, ...)`` / ``max(items)`` (``min`` alike) of Python numbers: the one that wins
+    when all are known (``maxk = max(topk)`` of ``topk=(1, 5)``), else a number of their type
+    when they share it."""
+    values = pos
+    if len(pos) == 1:
+        seq = pos[0]
+        if not (isinstance(seq, SequenceValue) and seq.container in ("list", "tuple") and seq.items):
+            return TOP
+        values = list(seq.items)
+    if not all(isinstance(v, ScalarValue) and v.pytype in ("int", "float") for v in values):
+        return TOP
+    consts = [v.const for v in values]  # type: ignore[union-attr]
+    if all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in consts):
+        chosen = (max if name == "max" else min)(consts)
+        return ScalarValue("int" if isinstance(chosen, int) else "float", chosen)
+    types = {v.pytype for v in values}  # type: ignore[union-attr]
+    return ScalarValue(types.pop()) if len(types) == 1 else TOP
 
 
 def scalar_binary(left: ScalarValue, right: ScalarValue, op: str) -> Value:

@@ -30,6 +30,7 @@ from ..knowledge.module_dtypes import (
     parameter_dtypes, parameter_origin, set_module_dtype, widen_module_params,
 )
 from ..knowledge import vision_transforms as VT
+from ..knowledge.layouts import attribute_result, call_result
 from ..knowledge.module_state import entries_view, state_dict_of, state_entries
 from ..knowledge.named_tuples import NAMEDTUPLE_FACTORIES, NamedTupleClass, named_field, namedtuple_class
 from ..knowledge.named_tuples import instance as namedtuple_instance
@@ -134,6 +135,7 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
         if forward is not None:
             result = call_function(interp, forward, args, node, callee_value)
+    result = call_result(callee, result, node)  # its strides, where torch's rule for them is known
     if interp.autocast_dtypes:
         result = under_autocast(callee, result, node, interp.autocast_dtypes[-1])
     callee.result = result
@@ -214,7 +216,7 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             return ScalarValue("float")
         return library_object(qualname)
     if isinstance(owner, TensorValue):
-        return T.tensor_attribute(owner, attr, node)
+        return attribute_result(owner, attr, T.tensor_attribute(owner, attr, node), node)
     if isinstance(owner, ArrayValue):
         return NP.ndarray_attribute(owner, attr)
     if isinstance(owner, InstanceValue):

@@ -17,6 +17,7 @@ from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import runtime_choice
 from ..knowledge.dtype_comparisons import dtype_comparison
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
+from ..knowledge.layouts import elementwise_result, fresh_result, index_result
 from ..model.values import (
     Callee,
     TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
@@ -191,7 +192,7 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
             return SequenceValue(container.container, container.element, None, part_origin(container.origin))
         return container.element
     if isinstance(container, TensorValue):
-        return index_tensor(container, indices, slices)
+        return index_result(container, _basic_index(indices, slices), index_tensor(container, indices, slices), node)
     if isinstance(container, ArrayValue):
         return index_array(container, indices, slices)
     return TOP
@@ -215,7 +216,9 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
         return StringValue(None) if op in ("%", "+", "*") else TOP  # "%.2f" % loss
     if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
         if op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"):
-            return T.binary_op(left, right, op, node, interp.tenv)
+            result = T.binary_op(left, right, op, node, interp.tenv)
+            # its strides: TensorIterator's for an elementwise operator, row-major for a product
+            return elementwise_result(result, [left, right], node) if op != "@" else fresh_result(result)
         return TOP
     if isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
         return NP.binary_op(left, right, op, node)
@@ -237,13 +240,33 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
     return TOP
 
 
+def _basic_index(indices: List[Value], slices: Dict[int, Tuple[Any, Any, Any]]) -> List[Tuple[str, Any]]:
+    """The parts of ``x[...]`` for ``knowledge/layouts.index_result``: ints, slices of known
+    bounds, ``None`` and ``...``; an ("other", None) part for anything else (advanced indexing)."""
+    parts: List[Tuple[str, Any]] = []
+    for i, index in enumerate(indices):
+        if index is ELLIPSIS:
+            parts.append(("ellipsis", None))
+        elif index is SLICE and UNKNOWN_BOUND not in slices[i]:
+            parts.append(("slice", slices[i]))
+        elif isinstance(index, NoneValue):
+            parts.append(("none", None))
+        elif isinstance(index, ScalarValue) and index.pytype == "int" and isinstance(index.const, int):
+            parts.append(("int", index.const))
+        else:
+            parts.append(("other", None))
+    return parts
+
+
 def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
     operand = interp.eval(node.expression)
     if isinstance(node.operator, cst.Not):
         if isinstance(operand, ScalarValue) and isinstance(operand.origin, ConfigOrigin) and operand.const is not None:
             return ScalarValue("bool", not operand.const, operand.origin)  # `not args.no_cuda`
         return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
-    if isinstance(operand, (TensorValue, ArrayValue)):
+    if isinstance(operand, TensorValue):
+        return elementwise_result(operand, [operand], node)  # -x is a new tensor: TensorIterator's strides
+    if isinstance(operand, ArrayValue):
         return operand
     if isinstance(operand, ScalarValue):
         # -True, +True and ~True are ints
@@ -292,6 +315,8 @@ def _comparison(interp: "Interpreter", node: cst.Comparison) -> Value:
         op = OPERATOR_SYMBOLS.get(type(target.operator).__name__, "?")
         if isinstance(left, TensorValue) or isinstance(right, TensorValue):
             result = T.binary_op(left, right, op, node, interp.tenv) if op in T.COMPARISON_OPS else TOP
+            if len(node.comparisons) == 1:
+                result = elementwise_result(result, [left, right], node)
         elif isinstance(left, ArrayValue) or isinstance(right, ArrayValue):
             result = NP.binary_op(left, right, op, node) if op in T.COMPARISON_OPS else TOP
         elif op in ("in", "not in", "is", "is not") or (

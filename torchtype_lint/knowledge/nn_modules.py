@@ -9,6 +9,7 @@ from ..model.values import (
     Category, category,
 )
 from . import shapes as S
+from .layouts import layer_result
 from .torch_api import LOSS_FUNCTIONALS, Env, dtype_of_arg, loss_dtypes
 
 #: Positional parameter names of the modules whose contracts the engine knows.
@@ -183,7 +184,15 @@ def spatial_rank(module: ModuleValue) -> int:
 
 
 def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
-    """The output of ``module(x)``: dtype from the parameters, shape from the contract."""
+    """The output of ``module(x)``: dtype from the parameters, shape from the contract, and
+    strides where torch's rule for the layer is known (``knowledge/layouts.py``)."""
+    result = _call_module(module, args, node)
+    if module.short_name == "Sequential" or args.has_star:
+        return result  # each layer of it gave its own
+    return layer_result(module.short_name, args.get(0, "input"), result, node)
+
+
+def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     name = module.short_name
     x = args.get(0, "input")
     if name == "Sequential":
@@ -231,14 +240,34 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     return TensorValue(out_dtypes, shape, out_origin, x.device)
 
 
+def _refuses(module: ModuleValue, shape: Any) -> bool:
+    """Whether the layer certainly refuses an input of ``shape``: its known feature or channel
+    size differs from the one the layer was built for (the shape rules report that call)."""
+    name, cfg = module.short_name, module.config
+
+    def differ(expected: Any, got: Any) -> bool:
+        return isinstance(expected, int) and isinstance(got, int) and not isinstance(got, bool) and expected != got
+
+    if name == "Linear" or name in ("LSTM", "GRU", "RNN"):
+        key = "in_features" if name == "Linear" else "input_size"
+        return len(shape) >= (1 if name == "Linear" else 2) and differ(cfg.get(key), shape[-1])
+    rank = spatial_rank(module)
+    if rank and name.startswith("Conv") and not name.startswith("ConvTranspose") and \
+            len(shape) in (rank + 1, rank + 2):
+        return differ(cfg.get("in_channels"), shape[-rank - 1])
+    if name.startswith("BatchNorm") and len(shape) >= 2:
+        return differ(cfg.get("num_features"), shape[1])
+    return False
+
+
 def output_shape(module: ModuleValue, shape: Any) -> Any:
     """Shape arithmetic of the common layers; None when unknown.
 
     A config key that is present with the value None was given but is not a constant
     (``stride=s``): the shape is then unknown, never computed from the default.
     """
-    if shape is None:
-        return None
+    if shape is None or _refuses(module, shape):
+        return None  # torch raises: there is no output for later lines to read
     name, cfg = module.short_name, module.config
     if name == "Linear":
         return tuple(shape[:-1]) + (cfg.get("out_features"),) if shape else None

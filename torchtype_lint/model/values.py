@@ -250,14 +250,29 @@ TOP: Value = _Top()
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where a tensor's elements lie in memory: its ``strides`` (in elements, one per dim of a
+    shape of known ints) and ``made_by``, the syntax node of the last operation that gave it
+    a layout other than row-major (a transpose, a slice), for messages."""
+
+    strides: Tuple[int, ...]
+    made_by: Any = None
+
+
+@dataclass(frozen=True)
 class TensorValue(Value):
-    """A torch.Tensor. ``dtypes`` None = unknown; ``shape`` None = unknown rank."""
+    """A torch.Tensor. ``dtypes`` None = unknown; ``shape`` None = unknown rank.
+
+    ``layout`` (None = unknown) is set only by the operations whose result's strides are
+    known (``knowledge/layouts.py``): it is no argument of the constructor, so a value made
+    anew, or by ``dataclasses.replace``, never carries a layout that is not its own."""
 
     dtypes: DTypes = None
     shape: Shape = None
     origin: Optional[Origin] = None
     device: Optional[str] = None  # "cpu", "cuda", or None when unknown
     requires_grad: Optional[bool] = None
+    layout: Optional[Layout] = field(default=None, init=False, repr=False)
     kind = "tensor"
 
     @property

@@ -5,6 +5,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ...knowledge.layouts import channels_last_like, made_by, strides_of
 from ...knowledge.torch_api import int_const, shape_from_size_args
 from ...model.values import ScalarValue, SequenceValue, TensorValue, numel
 from ..base import Rule, RuntimeClaim, expr_text, register
@@ -226,10 +227,14 @@ def _target(sizes: Sequence[Any], total: int) -> Optional[List[int]]:
 class ViewNonContiguous(Rule):
     """
     ## What it does
-    Flags `x.view(...)` where `x` is, on every path, a transposed or permuted view of a
-    contiguous tensor (`.t()`, `.transpose(i, j)`, `.permute(...)`, `.T`, `.mT`, directly or
-    through a name assigned just before), and the new shape cannot be laid over its strides:
-    the stride arithmetic is torch's own, so a `view` that only splits or keeps dims is silent.
+    Flags `x.view(...)` where the strides of `x` are known and the new shape cannot be laid
+    over them: `x` is a transposed or permuted view (`.t()`, `.transpose(i, j)`, `.permute(...)`,
+    `.T`, `.mT`), a slice that skips memory (`x[:, :4]`, rows of a transposed tensor), what an
+    elementwise operation made of such a tensor (`pred.t().eq(target)` keeps the transposed
+    order), or the output of 2-D convolutions, batch norms and pools given a channels-last
+    input, however far back and through whatever calls. The strides follow torch's own rules
+    (TensorIterator's for elementwise results, `suggest_memory_format` for layers), so a `view`
+    that only splits or keeps dims, or any view of a tensor of unknown layout, is silent.
 
     ## Why is this bad?
     `view` never copies; on memory that is not laid out in the new shape's order it fails with
@@ -269,6 +274,8 @@ class ViewNonContiguous(Rule):
         shape = _shape(callee.receiver)
         if shape is None or any(not _known(d) for d in shape):
             return
+        if self._known_layout(node, callee, tuple(shape), ctx):
+            return
         receiver = node.func.value
         permuting = receiver
         if isinstance(receiver, cst.Name):
@@ -299,3 +306,34 @@ class ViewNonContiguous(Rule):
                           f"lay it out as [{', '.join(str(d) for d in sizes)}] without a copy and torch raises "
                           f"RuntimeError (view size is not compatible with input tensor's size and stride); "
                           f"use `.reshape(...)`, or `.contiguous()` before `.view`")
+
+    def _known_layout(self, node: cst.Call, callee: Any, shape: Tuple[int, ...], ctx: RuleContext) -> bool:
+        """Judge the view by the receiver's strides where the engine knows them (a transpose,
+        a slice, an elementwise result or a channels-last layer output, however far back and
+        through whatever calls): True when that decided it (reported or fine)."""
+        strides = strides_of(callee.receiver)
+        if strides is None:
+            return False
+        sizes = shape_from_size_args(callee.args, 0, "shape")
+        total = numel(shape)
+        target = _target(sizes, total) if sizes is not None and total else None
+        if target is None:
+            return False
+        if view_strides(shape, strides, target) is not None:
+            return True
+        maker = made_by(callee.receiver)
+        receiver = _short(node.func.value)
+        how = ""
+        if maker is not None and _short(maker) != receiver:
+            how = f" (its layout since `{_short(maker)}`)"
+        kind = "channels-last strides" if channels_last_like(shape, strides) else "strides"
+        self.report(node, f"`{receiver}` of shape {tuple(shape)} has {kind} {tuple(strides)}{how}, not contiguous: "
+                          f"`view` cannot lay it out as [{', '.join(str(d) for d in sizes)}] without a copy and "
+                          f"torch raises RuntimeError (view size is not compatible with input tensor's size and "
+                          f"stride); use `.reshape(...)`, or `.contiguous()` before `.view`")
+        return True
+
+
+def _short(node: Any) -> str:
+    text = " ".join(expr_text(node).split())
+    return text if len(text) <= 50 else text[:47] + "..."

@@ -1,0 +1,594 @@
+"""Memory layouts: the strides torch gives a tensor, for the operations whose rule is known.
+
+A ``TensorValue``'s ``layout`` (``model/values.py``) holds its strides when every dim of its
+shape is a known int and the operation that made it is one of those below; anything else
+leaves it unknown (None), and unknown is silent: ``view`` is judged only on known strides.
+Every rule here was measured in torch (tests/test_layouts.py runs each against torch):
+
+- fresh results are row-major (``torch.zeros``, ``torch.randn``, a matrix product, ``nn.Linear``,
+  ``topk``'s values and indices, ``.contiguous()``);
+- ``t``/``transpose``/``permute``/``.T``/``.mT`` permute the strides; ``x[a:b:c, i]`` keeps them
+  (multiplied by the step, the indexed dim dropped); ``unsqueeze``/``squeeze``/``expand`` insert,
+  drop or zero them; ``view`` lays the new shape over them (``computeStride``), ``reshape`` too
+  where it can, else copies row-major;
+- elementwise operations (``a + b``, ``a.eq(b)``, ``torch.relu(x)``, ``nn.ReLU``) allocate their
+  result by TensorIterator's rule: the dims sorted by the inputs' strides (the first input that
+  orders a pair decides; broadcast dims decide nothing), then dense in that order;
+- a dtype conversion (``.double()``, ``.to(torch.float16)``) or ``.clone()`` keeps the strides of
+  a dense input (preserve_format), else gives the suggested format; a conversion to the same
+  dtype returns the tensor itself;
+- 2-D convolutions, batch norms and pools of a 4-D input give channels-last strides when the
+  input's strides are channels-last-like (``suggest_memory_format``), else row-major.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, List, Optional, Sequence, Tuple
+
+from ..model.values import Category, Layout, TensorValue, Value, category
+
+Strides = Tuple[int, ...]
+
+
+def known_shape(shape: Any) -> bool:
+    """A shape whose every dim is a known int."""
+    return shape is not None and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+
+
+def strides_of(value: Value) -> Optional[Strides]:
+    """The value's strides when known (and of its rank)."""
+    if not isinstance(value, TensorValue) or value.layout is None or not known_shape(value.shape):
+        return None
+    strides = value.layout.strides
+    return strides if len(strides) == len(value.shape) else None  # type: ignore[arg-type]
+
+
+def made_by(value: Value) -> Any:
+    """The node of the operation that last gave ``value`` a layout other than row-major."""
+    return value.layout.made_by if isinstance(value, TensorValue) and value.layout is not None else None
+
+
+def with_layout(value: Value, strides: Optional[Sequence[int]], note: Any = None) -> Value:
+    """``value`` with the strides ``strides`` (unknown when None, or when they do not fit its
+    shape). ``note``: the node to name as what made the layout (kept from before when None)."""
+    if not isinstance(value, TensorValue):
+        return value
+    if strides is None or not known_shape(value.shape) or len(strides) != len(value.shape):  # type: ignore[arg-type]
+        if value.layout is None:
+            return value
+        return replace(value)  # a copy without the layout
+    strides = tuple(strides)
+    layout = Layout(strides, note if strides != contiguous(value.shape) else None)  # type: ignore[arg-type]
+    if value.layout == layout:
+        return value
+    out = replace(value)
+    object.__setattr__(out, "layout", layout)
+    return out
+
+
+def contiguous(shape: Sequence[int]) -> Strides:
+    """Row-major strides: the last dim moves by one element."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)  # torch counts a size-0 dim as 1 when it lays out strides
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """torch's ``is_contiguous``: size-1 (and size-0) dims may have any stride."""
+    if any(size == 0 for size in shape):
+        return True
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: the dims, sorted by stride, tile memory."""
+    if any(size == 0 for size in shape):
+        return True
+    order = sorted(range(len(shape)), key=lambda d: (strides[d], shape[d]))
+    expected = 1
+    for d in order:
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def permuted(strides: Sequence[int], order: Sequence[int]) -> Strides:
+    """The strides of ``x.permute(order)``: a view, the strides move with their dims."""
+    return tuple(strides[d] for d in order)
+
+
+def view_strides(shape: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> Optional[Strides]:
+    """The strides ``view(target)`` gives, or None when no strides fit: each run of dims that
+    are contiguous with one another must map onto whole dims of ``target`` (torch's
+    ``computeStride``; element counts must already agree)."""
+    if not shape:
+        return contiguous(target)  # a 0-dim tensor views as any shape of one element
+    if any(size == 0 for size in shape):
+        return contiguous(target)  # an empty tensor views as any shape of no element
+    new = [0] * len(target)
+    view_d = len(target) - 1
+    chunk_base = strides[-1]
+    tensor_numel, view_numel = 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        # a chunk ends where the next dim out does not continue this one's memory
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or target[view_d] == 1):
+                new[view_d] = view_numel * chunk_base
+                view_numel *= target[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel, view_numel = 1, 1
+    return tuple(new) if view_d == -1 else None
+
+
+def unsqueezed(shape: Sequence[int], strides: Sequence[int], dim: int) -> Strides:
+    """``x.unsqueeze(dim)`` (``dim`` already in [0, rank]): the new dim's stride is that of
+    the dim it is put before times its size, 1 at the end."""
+    new = 1 if dim >= len(shape) else shape[dim] * strides[dim]
+    return tuple(strides[:dim]) + (new,) + tuple(strides[dim:])
+
+
+def expanded(shape: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> Optional[Strides]:
+    """``x.expand(*target)`` (-1 already resolved): new leading dims and dims of size 1 that
+    grow move by 0."""
+    offset = len(target) - len(shape)
+    if offset < 0:
+        return None
+    out: List[int] = []
+    for i, size in enumerate(target):
+        if i < offset:
+            out.append(0)
+            continue
+        old = shape[i - offset]
+        if old == size:
+            out.append(strides[i - offset])
+        elif old == 1:
+            out.append(0)
+        else:
+            return None
+    return tuple(out)
+
+
+def sliced(size: int, lower: Optional[int], upper: Optional[int], step: Optional[int]) -> Optional[Tuple[int, int]]:
+    """(length, offset) of ``[lower:upper:step]`` over a dim of ``size``, Python's way."""
+    step = 1 if step is None else step
+    if step <= 0:
+        return None  # torch refuses negative steps
+    start, stop, _ = slice(lower, upper, step).indices(size)
+    return max(0, (stop - start + step - 1) // step), start
+
+
+class _Undecided(Exception):
+    """An operand of unknown strides would decide the order."""
+
+
+def elementwise(out_shape: Sequence[int], operands: Sequence[Optional[Tuple[Sequence[int], Sequence[int]]]]
+                ) -> Optional[Strides]:
+    """The strides TensorIterator gives the result of an elementwise operation of
+    ``operands`` ((shape, strides) each, in argument order; a Python number is no operand)
+    broadcast to ``out_shape``: the dims ordered by the first operand whose strides tell them
+    apart (broadcast dims, stride 0, tell nothing; equal strides put the smaller dim first),
+    then laid out densely in that order. An operand of unknown strides (None) is fine as long
+    as the operands before it decide every order; else None."""
+    ndim = len(out_shape)
+    if ndim == 0:
+        return ()
+    aligned: List[Optional[List[int]]] = []
+    for operand in operands:
+        if operand is None:
+            aligned.append(None)
+            continue
+        shape, strides = operand
+        offset = ndim - len(shape)
+        row = [0] * ndim
+        for i in range(len(shape)):
+            row[offset + i] = 0 if shape[i] == 1 and out_shape[offset + i] != 1 else strides[i]
+        aligned.append(row)
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for row in aligned:
+            if row is None:
+                raise _Undecided
+            stride0, stride1 = row[dim0], row[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 < stride1:
+                return -1
+            if stride0 > stride1:
+                return 1
+            if out_shape[dim0] > out_shape[dim1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # fastest first: row-major to begin with
+    try:
+        for i in range(1, ndim):
+            dim1 = i
+            for dim0 in range(i - 1, -1, -1):
+                comparison = should_swap(perm[dim0], perm[dim1])
+                if comparison > 0:
+                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                    dim1 = dim0
+                elif comparison < 0:
+                    break
+    except _Undecided:
+        return None
+    out = [0] * ndim
+    step = 1
+    for d in perm:
+        out[d] = step
+        step *= max(out_shape[d], 1)
+    return tuple(out)
+
+
+def channels_last_like(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """torch's ``is_channels_last_strides_2d`` for a 4-D tensor (what ``suggest_memory_format``
+    reads): the strides grow in the order C, W, H, N."""
+    if len(shape) != 4 or strides[1] == 0:
+        return False
+    minimum = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or strides[d] < minimum:
+            return False
+        if d == 0 and minimum == strides[1]:
+            return False
+        minimum = strides[d]
+        if shape[d] > 1:
+            minimum *= shape[d]
+    return True
+
+
+def channels_last(shape: Sequence[int]) -> Strides:
+    """The channels-last strides of a 4-D shape (N, C, H, W): C moves by one element."""
+    n, c, h, w = shape
+    c, h, w = max(c, 1), max(h, 1), max(w, 1)
+    return (c * h * w, 1, c * w, c)
+
+
+def suggested(shape: Sequence[int], strides: Sequence[int]) -> Strides:
+    """The strides of a new tensor in ``x.suggest_memory_format()``: channels-last for a
+    channels-last-like 4-D input, else row-major."""
+    return channels_last(shape) if channels_last_like(shape, strides) else contiguous(shape)
+
+
+def preserved(shape: Sequence[int], strides: Sequence[int]) -> Strides:
+    """``torch.preserve_format`` (a conversion, ``clone()``): a dense input's strides, else the
+    suggested format."""
+    return tuple(strides) if is_dense(shape, strides) else suggested(shape, strides)
+
+
+# --------------------------------------------------------------------------- operations
+
+#: Factories whose result is a new row-major tensor (without ``memory_format=``).
+FRESH_FUNCTIONS = frozenset(f"torch.{name}" for name in (
+    "randn", "rand", "zeros", "ones", "empty", "full", "arange", "randint", "linspace", "eye", "randperm",
+    "matmul", "mm", "bmm", "nn.functional.linear"))
+#: Methods whose result is a new row-major tensor.
+FRESH_METHODS = frozenset({"matmul", "mm", "bmm"})
+#: Elementwise operations of one tensor (a method, ``torch.<name>`` or ``F.<name>``).
+UNARY = frozenset({"relu", "sigmoid", "tanh", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "sin", "cos",
+                   "floor", "ceil", "round", "sign", "reciprocal", "square", "logical_not", "gelu", "silu",
+                   "elu", "leaky_relu", "relu6", "hardtanh", "softplus", "mish", "clamp", "clip"})
+#: Elementwise operations of two operands (a tensor and a tensor or a number).
+BINARY = frozenset({"add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "pow", "maximum", "minimum",
+                    "logical_and", "logical_or", "true_divide", "floor_divide", "remainder", "atan2"})
+#: Operators computed elementwise (``a + b``).
+OPERATORS = frozenset({"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^"})
+#: Methods that give a new dtype (conversions), with ``to`` and ``type``.
+CONVERSIONS = ("float", "double", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char",
+               "to", "type", "type_as", "cuda", "cpu")
+#: Layers whose output is a new row-major tensor whatever the input's layout (measured).
+FRESH_LAYERS = frozenset({"Linear", "Embedding", "EmbeddingBag", "Conv1d", "BatchNorm1d", "MaxPool1d",
+                          "AvgPool1d", "LayerNorm"})
+#: Layers of 4-D input whose output takes the input's suggested format (channels-last or not).
+FORMAT_LAYERS = frozenset({"Conv2d", "BatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+                           "AdaptiveMaxPool2d"})
+#: Layers that compute elementwise (TensorIterator); Dropout only keeps a dense input's strides.
+ELEMENTWISE_LAYERS = frozenset({"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid",
+                                "Hardtanh", "Softplus", "Mish"})
+
+
+def _int(value: Value) -> Optional[int]:
+    const = getattr(value, "const", None)
+    return const if isinstance(const, int) and not isinstance(const, bool) and getattr(value, "pytype", "") == "int" \
+        else None
+
+
+def _order(name: str, rank: int, dims: Sequence[Value]) -> Optional[List[int]]:
+    """The dim order of ``t``/``transpose(i, j)``/``swapaxes``/``permute(*dims)``."""
+    order = list(range(rank))
+    if name == "t":
+        return order[::-1] if rank <= 2 else None
+    if name == "permute":
+        if len(dims) == 1 and isinstance(getattr(dims[0], "items", None), tuple):
+            dims = dims[0].items  # type: ignore[attr-defined]
+        ints = [_int(v) for v in dims]
+        if len(ints) != rank or any(d is None or not -rank <= d < rank for d in ints):
+            return None
+        ints = [d % rank for d in ints]  # type: ignore[operator]
+        return ints if sorted(ints) == order else None  # type: ignore[type-var,return-value]
+    if len(dims) != 2:
+        return None
+    a, b = _int(dims[0]), _int(dims[1])
+    if a is None or b is None or not (-rank <= a < rank and -rank <= b < rank):
+        return None
+    a, b = a % rank, b % rank
+    order[a], order[b] = order[b], order[a]
+    return order
+
+
+def _operand(value: Value) -> Any:
+    """(shape, strides) of a tensor operand with a known layout; ``()`` for a number (no
+    operand of TensorIterator's ordering); None when unknown."""
+    if isinstance(value, TensorValue):
+        strides = strides_of(value)
+        return (value.shape, strides) if strides is not None else None
+    if getattr(value, "kind", None) == "scalar":
+        return ()
+    return None
+
+
+def elementwise_result(result: Value, inputs: Sequence[Value], node: Any) -> Value:
+    """``result`` of an elementwise operation of ``inputs`` with TensorIterator's strides."""
+    if not isinstance(result, TensorValue) or not known_shape(result.shape):
+        return with_layout(result, None)
+    operands = [_operand(v) for v in inputs]
+    if not any(operands):
+        return with_layout(result, None)
+    if _casts(inputs) and not all(op == () or op is not None and is_dense(*op) for op in operands):
+        # on the CPU an operand of another dtype is first copied (densely), on CUDA it is not:
+        # only dense operands, whose copies keep their strides, give one answer
+        return with_layout(result, None)
+    strides = elementwise(result.shape, [op for op in operands if op != ()])  # type: ignore[arg-type]
+    sources = [v for v in inputs if isinstance(v, TensorValue) and v.layout is not None and v.layout.made_by]
+    return with_layout(result, strides, made_by(sources[0]) if sources else None)
+
+
+_PYTHON_CATEGORIES = {"bool": Category.BOOL, "int": Category.INT, "float": Category.FLOAT,
+                      "complex": Category.COMPLEX}
+
+
+def _casts(inputs: Sequence[Value]) -> bool:
+    """Whether an elementwise operation may convert an operand to a common dtype first: its
+    tensors are not all of one known dtype, or a Python number of a higher category
+    (``int_tensor * 0.5``) lifts the computation."""
+    dtypes = {v.dtype for v in inputs if isinstance(v, TensorValue)}
+    if len(dtypes) != 1 or None in dtypes:
+        return True
+    level = category(dtypes.pop())  # type: ignore[arg-type]
+    for v in inputs:
+        if getattr(v, "kind", None) == "scalar":
+            pytype = _PYTHON_CATEGORIES.get(getattr(v, "pytype", ""))
+            if pytype is None or pytype > level:
+                return True
+    return False
+
+
+def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: Any) -> Value:
+    """``recv.<name>(*args)`` gave ``result``: the same with its strides, when known."""
+    if isinstance(result, TensorValue) and result is recv and name in CONVERSIONS + ("detach",) and \
+            "memory_format" not in args.kw:
+        return result  # the tensor itself (x.float() of a float32 x): its own layout
+    strides = strides_of(recv)
+    shape = recv.shape
+    out_shape = result.shape if isinstance(result, TensorValue) else None
+    if args.has_star:
+        return _unknown(result)
+    if name in FRESH_METHODS or name == "contiguous" and not args.pos and not args.kw:
+        return _fresh(result)
+    if name == "topk" and isinstance(getattr(result, "items", None), tuple):
+        return replace(result, items=tuple(_fresh(item) for item in result.items))  # type: ignore[arg-type]
+    if strides is None or not isinstance(result, TensorValue) or not known_shape(out_shape):
+        return _unknown(result)
+    if name in ("t", "transpose", "swapaxes", "swapdims", "permute"):
+        order = _order(name, len(shape), list(args.pos))  # type: ignore[arg-type]
+        if order is None or tuple(shape[d] for d in order) != tuple(out_shape):  # type: ignore[index,arg-type]
+            return _unknown(result)
+        return with_layout(result, permuted(strides, order), node)
+    kept = _source(recv, node)
+    if name == "view" and not (args.pos and getattr(args.pos[0], "kind", None) == "dtype"):
+        return with_layout(result, view_strides(shape, strides, out_shape), kept)  # type: ignore[arg-type]
+    if name in ("reshape", "flatten", "view_as", "reshape_as"):
+        viewed = view_strides(shape, strides, out_shape)  # type: ignore[arg-type]
+        if name == "view_as":
+            return with_layout(result, viewed, kept)
+        return with_layout(result, viewed if viewed is not None else contiguous(out_shape), kept)  # type: ignore
+    if name == "unsqueeze" and len(args.pos) == 1:
+        dim = _int(args.pos[0])
+        rank = len(shape)  # type: ignore[arg-type]
+        if dim is None or not -rank - 1 <= dim <= rank:
+            return _unknown(result)
+        return with_layout(result, unsqueezed(shape, strides, dim % (rank + 1)), kept)  # type: ignore[arg-type]
+    if name == "squeeze" and len(args.pos) <= 1 and not args.kw:
+        dim = _int(args.pos[0]) if args.pos else None
+        if args.pos and dim is None:
+            return _unknown(result)
+        rank = len(shape)  # type: ignore[arg-type]
+        drop = {d for d in range(rank) if shape[d] == 1} if dim is None else (  # type: ignore[index]
+            {dim % rank} if rank and -rank <= dim < rank and shape[dim] == 1 else set())  # type: ignore[index]
+        return with_layout(result, tuple(s for d, s in enumerate(strides) if d not in drop), kept)
+    if name in ("expand", "expand_as"):
+        return with_layout(result, expanded(shape, strides, out_shape), kept)  # type: ignore[arg-type]
+    if name in ("detach",) and not args.pos:
+        return with_layout(result, strides, kept)
+    if name == "clone" and not args.pos and not args.kw:
+        return with_layout(result, preserved(shape, strides), kept)  # type: ignore[arg-type]
+    if name in CONVERSIONS and "memory_format" not in args.kw and "copy" not in args.kw:
+        if is_dense(shape, strides):  # type: ignore[arg-type]
+            return with_layout(result, strides, kept)  # converted or the same: the strides stay
+        return _unknown(result)  # the tensor itself, or a copy in the suggested format
+    if name in UNARY and (name not in ("clamp", "clip") or all(_operand(v) == () for v in args.pos)):
+        return elementwise_result(result, [recv], node)
+    if name in BINARY and len(args.pos) == 1 and not args.kw:
+        return elementwise_result(result, [recv, args.pos[0]], node)
+    return _unknown(result)
+
+
+def function_result(qualname: str, args: Any, result: Value, node: Any) -> Value:
+    """``torch.<name>(...)`` / ``F.<name>(...)`` gave ``result``: with its strides, when known."""
+    if args.has_star or "memory_format" in args.kw or "out" in args.kw:
+        return _unknown(result)
+    if qualname in FRESH_FUNCTIONS:
+        return _fresh(result)
+    if qualname == "torch.tensor" and args.pos and getattr(args.pos[0], "kind", None) == "sequence":
+        return _fresh(result)  # a list or tuple literal; torch.tensor(t) of a tensor keeps t's strides
+    name = qualname.rsplit(".", 1)[-1]
+    first = args.get(0, "input")
+    if not isinstance(first, TensorValue):
+        return _unknown(result)
+    if qualname.startswith("torch.nn.functional."):
+        if name in UNARY and name not in ("clamp", "clip") and not args.kw.get("inplace"):
+            return elementwise_result(result, [first], node)
+        if name == "dropout":
+            strides = strides_of(first)
+            dense = strides is not None and is_dense(first.shape, strides)  # type: ignore[arg-type]
+            return with_layout(result, strides if dense else None, made_by(first))
+        if name in ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"):
+            return _suggested(first, result)
+        return _unknown(result)
+    if qualname.startswith("torch.") and qualname.count(".") == 1:
+        rest = type(args)(list(args.pos[1:]), dict(args.kw), list(args.pos_nodes[1:]), dict(args.kw_nodes))
+        if name in UNARY and name not in ("clamp", "clip"):
+            return elementwise_result(result, [first], node)
+        if name in BINARY and len(args.pos) == 2:
+            return elementwise_result(result, [first, args.pos[1]], node)
+        if name in ("t", "transpose", "swapaxes", "swapdims", "permute", "flatten", "reshape", "unsqueeze",
+                    "squeeze"):
+            return method_result(first, name, rest, result, node)
+    return _unknown(result)
+
+
+def layer_result(name: str, x: Value, result: Value, node: Any) -> Value:
+    """An ``nn`` layer ``name`` gave ``result`` for the input ``x``: with its strides."""
+    if name in FRESH_LAYERS:
+        return _fresh(result)
+    if name in FORMAT_LAYERS:
+        return _suggested(x, result)
+    if name in ELEMENTWISE_LAYERS:
+        return elementwise_result(result, [x], node)
+    if name in ("Dropout", "Dropout2d", "Identity"):
+        strides = strides_of(x)
+        dense = strides is not None and is_dense(x.shape, strides)  # type: ignore[union-attr,arg-type]
+        return with_layout(result, strides if dense or name == "Identity" else None, made_by(x))
+    if name == "Flatten" and isinstance(x, TensorValue) and isinstance(result, TensorValue):
+        strides = strides_of(x)
+        if strides is None or not known_shape(result.shape):
+            return _unknown(result)
+        viewed = view_strides(x.shape, strides, result.shape)  # type: ignore[arg-type]
+        return with_layout(result, viewed if viewed is not None else contiguous(result.shape),  # type: ignore
+                           made_by(x))
+    return _unknown(result)
+
+
+def index_result(container: TensorValue, parts: Sequence[Tuple[str, Any]], result: Value, node: Any) -> Value:
+    """``x[...]`` of basic indexing gave ``result``. ``parts``: ("int", i), ("slice", (lower,
+    upper, step)), ("none", None) or ("ellipsis", None), one per index element."""
+    strides = strides_of(container)
+    if strides is None or not isinstance(result, TensorValue) or not known_shape(result.shape):
+        return _unknown(result)
+    shape = list(container.shape)  # type: ignore[arg-type]
+    consumed = sum(1 for kind, _ in parts if kind in ("int", "slice"))
+    if consumed > len(shape) or sum(1 for kind, _ in parts if kind == "ellipsis") > 1:
+        return _unknown(result)
+    out_shape: List[int] = []
+    out_strides: List[int] = []
+    d = 0
+    for kind, part in parts:
+        if kind == "ellipsis":
+            for _ in range(len(shape) - consumed):
+                out_shape.append(shape[d])
+                out_strides.append(strides[d])
+                d += 1
+        elif kind == "none":
+            out_shape.append(1)  # unsqueezed where it stands: the stride of the dim it precedes, times its size
+            out_strides.append(shape[d] * strides[d] if d < len(shape) else 1)
+        elif kind == "int":
+            d += 1
+        elif kind == "slice":
+            cut = sliced(shape[d], *part)
+            if cut is None:
+                return _unknown(result)
+            out_shape.append(cut[0])
+            out_strides.append(strides[d] * (part[2] or 1))
+            d += 1
+        else:
+            return _unknown(result)
+    out_shape.extend(shape[d:])
+    out_strides.extend(strides[d:])
+    if tuple(out_shape) != tuple(result.shape):  # type: ignore[arg-type]
+        return _unknown(result)
+    return with_layout(result, out_strides, _source(container, node))
+
+
+def attribute_result(owner: TensorValue, attr: str, result: Value, node: Any) -> Value:
+    """``x.T`` / ``x.mT`` (permuted), ``x.data`` (the same strides)."""
+    strides = strides_of(owner)
+    if strides is None or not isinstance(result, TensorValue):
+        return _unknown(result)
+    rank = len(strides)
+    if attr == "T":
+        return with_layout(result, strides[::-1], node) if result.shape == tuple(owner.shape[::-1]) else \
+            _unknown(result)  # type: ignore[index]
+    if attr == "mT" and rank >= 2:
+        order = list(range(rank))
+        order[-1], order[-2] = order[-2], order[-1]
+        return with_layout(result, permuted(strides, order), node)
+    if attr == "data":
+        return with_layout(result, strides, made_by(owner))
+    return _unknown(result)
+
+
+def _source(value: Value, node: Any) -> Any:
+    """What to name as the maker of a layout derived from ``value``'s by ``node``: whatever
+    made ``value``'s, else ``node`` itself (a slice that leaves a gap)."""
+    return made_by(value) or node
+
+
+def fresh_result(result: Value) -> Value:
+    """A new row-major result (a matrix product)."""
+    return _fresh(result)
+
+
+def _fresh(result: Value) -> Value:
+    if isinstance(result, TensorValue) and known_shape(result.shape):
+        return with_layout(result, contiguous(result.shape))  # type: ignore[arg-type]
+    return _unknown(result)
+
+
+def _suggested(x: Value, result: Value) -> Value:
+    strides = strides_of(x)
+    if strides is None or not isinstance(result, TensorValue) or not known_shape(result.shape) or \
+            len(result.shape) != 4 or len(strides) != 4:  # type: ignore[arg-type]
+        return _unknown(result)
+    shape = result.shape
+    fmt = channels_last(shape) if channels_last_like(x.shape, strides) else contiguous(shape)  # type: ignore
+    return with_layout(result, fmt, made_by(x) if fmt != contiguous(shape) else None)  # type: ignore[arg-type]
+
+
+def _unknown(result: Value) -> Value:
+    return with_layout(result, None)
+
+
+def call_result(callee: Any, result: Value, node: Any) -> Value:
+    """A call's result with its strides, when the call is one whose layout rule is known
+    (``callee``: the call as the engine resolved it, ``model.values.Callee``)."""
+    if callee.kind == "method" and isinstance(callee.receiver, TensorValue):
+        return method_result(callee.receiver, callee.name, callee.args, result, node)
+    if callee.kind == "symbol":
+        return function_result(callee.name, callee.args, result, node)
+    return result
