@@ -7,12 +7,7 @@ source: https://github.com/ViTAE-Transformer/ViTDet/issues/25
 import torch
 import torch.nn as nn
 
-class LayerNorm2d(nn.LayerNorm):
-    def forward(self, x):
-        return super().forward(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
-
-
-NORM_LAYERS = {"BN": nn.BatchNorm2d, "LN": LayerNorm2d}
+NORM_LAYERS = {"BN": nn.BatchNorm2d, "LN": lambda channels: nn.GroupNorm(1, channels)}  # LN over (C, H, W)
 
 
 def build_norm_layer(cfg, num_features):
