@@ -447,6 +447,15 @@ def test_folded_comparisons():
     assert folded_comparison(StringValue(None), "==", fp16) is None
     assert folded_comparison(ScalarValue("float", 0.1), "==", ScalarValue("float", 0.1)) is None
     assert folded_comparison(NoneValue(), "==", NoneValue()).const is True
+    # orderings of known ints and strings, as Python orders them; never floats, None or mixed kinds
+    for a, op, b in ((14, ">", 10), (8, ">", 10), (3, "<=", 3), (2, ">=", 5), (-1, "<", 0), (True, ">", 0)):
+        left = ScalarValue("bool" if isinstance(a, bool) else "int", a)
+        assert folded_comparison(left, op, ScalarValue("int", b)).const is eval(f"{a!r} {op} {b!r}")
+    assert folded_comparison(StringValue("b"), "<", StringValue("a")).const is False
+    assert folded_comparison(ScalarValue("float", 0.5), "<", ScalarValue("int", 1)) is None
+    assert folded_comparison(NoneValue(), "<", ScalarValue("int", 1)) is None
+    assert folded_comparison(StringValue("a"), "<", ScalarValue("int", 1)) is None
+    assert folded_comparison(ScalarValue("int", None), ">", ScalarValue("int", 1)) is None
 
 
 def test_assumption_note_names_paths_and_sizes_for_shape_rules():

@@ -243,6 +243,8 @@ OPS = [
     ("", "x.half().is_floating_point()"), ("", "x.is_complex()"), ("", "torch.is_complex(i32)"),
     ("", "x.half() if x.is_floating_point() else x"), ("", "i.half() if i.is_floating_point() else i"),
     ("", "torch.outer(v, v)"), ("", "torch.outer(torch.arange(4.0), v)"),
+    ("", "x.half().index_select(1, torch.tensor([0, 2]))"), ("", "torch.index_select(i, 0, torch.tensor(1))"),
+    ("", "y4.index_select(-1, torch.arange(3))"), ("", "x.index_select(0, torch.tensor([0], dtype=torch.int32))"),
 ]
 
 NUMPY = [

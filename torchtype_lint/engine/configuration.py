@@ -330,14 +330,19 @@ def derived(result: Value, *operands: Value) -> Value:
 
 
 def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
-    """``a == b`` / ``a != b`` / ``a in (...)`` of known constants (strings, ints, bools,
-    None): the bool it gives, carrying a command-line default's origin when one side has
-    it; None when not both are known."""
+    """``a == b`` / ``a != b`` / ``a < b`` (and the other orderings) / ``a in (...)`` of known
+    constants (strings, ints, bools, None; no ordering with None): the bool it gives, carrying
+    a command-line default's origin when one side has it; None when not both are known."""
     if op in ("==", "!="):
         a, b = _constant(left), _constant(right)
         if a is _UNKNOWN or b is _UNKNOWN:
             return None
         result = (a == b) if op == "==" else (a != b)
+    elif op in _ORDERINGS:
+        a, b = _constant(left), _constant(right)
+        if a is _UNKNOWN or b is _UNKNOWN or a is None or b is None or isinstance(a, str) != isinstance(b, str):
+            return None
+        result = _ORDERINGS[op](a, b)  # `if max_pos > self.weights.size(0):` of known sizes
     elif op in ("in", "not in") and isinstance(right, SequenceValue) and right.items is not None \
             and right.container in ("list", "tuple", "set"):
         a = _constant(left)
@@ -351,6 +356,10 @@ def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
                   None)
     return ScalarValue("bool", result, origin)
 
+
+#: Ordering comparisons of known constants (ints, bools, strings; never a float: rounding).
+_ORDERINGS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+              ">=": lambda a, b: a >= b}
 
 #: Marks a value whose constant is not known.
 _UNKNOWN = object()

@@ -636,7 +636,7 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
                      "swapaxes", "swapdims", "movedim", "moveaxis", "unflatten"}
-    | {"is_floating_point", "is_complex"}
+    | {"is_floating_point", "is_complex", "index_select"}
 )
 
 
@@ -759,6 +759,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         if args.pos:
             return _size_scalar(recv.shape, int_const(args.pos[0]))
         return _shape_tuple(recv.shape)
+    if name == "index_select" and not args.has_star:
+        return _index_select(recv, args)
     if name in DTYPE_PREDICATES and not args.pos and not args.kw:
         return dtype_predicate(recv, name)
     if name in ("dim", "ndimension", "numel", "nelement", "element_size"):
@@ -777,6 +779,18 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name.startswith("new_"):
         return _new_factory(recv, name, args, node, env)
     return TOP
+
+
+def _index_select(recv: TensorValue, args: CallArgs) -> Value:
+    """``x.index_select(dim, index)``: ``x``'s dtype, ``dim`` as long as the index (a 0-d index
+    counts one); unknown shape when the dim or the index's length is not known."""
+    dim, index = int_const(args.get(0, "dim")), args.get(1, "index")
+    shape: Shape = None
+    if recv.shape is not None and dim is not None and -len(recv.shape) <= dim < len(recv.shape) \
+            and isinstance(index, TensorValue) and index.shape is not None and len(index.shape) <= 1:
+        size = index.shape[0] if index.shape else 1
+        shape = tuple(size if i == dim % len(recv.shape) else d for i, d in enumerate(recv.shape))
+    return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
 
 
 #: ``x.is_floating_point()`` / ``x.is_complex()`` (and ``torch.is_floating_point(x)``): the
