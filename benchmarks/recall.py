@@ -52,6 +52,7 @@ import argparse
 import ast
 import concurrent.futures
 import datetime
+import functools
 import io
 import json
 import os
@@ -317,10 +318,39 @@ def run_program(program: Program, timeout: float) -> Verdict:
     return Verdict(program, True, f"{kind} at line {line}: {message.splitlines()[0][:120]}", seconds)
 
 
-def verify(pairs: Sequence[Pair], jobs: int = 2, timeout: float = 60.0) -> List[Verdict]:
+#: Verdicts of earlier runs, by program text and versions (git-ignored): a program whose bytes,
+#: torch, numpy and Python are unchanged behaves as it did, so its run is not repeated.
+VERDICTS = os.path.join(HERE, ".recall-verdicts.json")
+
+
+def _verdict_key(program: Program) -> str:
+    import hashlib
+
+    with open(program.path, "rb") as handle:
+        text = handle.read()
+    return hashlib.sha256(text + f"\0{torch_version()}\0{sys.version}".encode()).hexdigest()
+
+
+def verify(pairs: Sequence[Pair], jobs: int = 2, timeout: float = 60.0,
+           reuse: bool = True) -> Tuple[List[Verdict], int]:
+    """Every program's verdict, and how many were taken from VERDICTS (``reuse``) instead of run."""
     programs = [p for pair in pairs for p in (pair.bug, pair.fixed)]
+    try:
+        with open(VERDICTS, encoding="utf-8") as handle:
+            known = json.load(handle) if reuse else {}
+    except (OSError, ValueError):
+        known = {}
+    keys = {program.path: _verdict_key(program) for program in programs}
+    todo = [p for p in programs if not known.get(keys[p.path], {}).get("ok")]  # failures always run again
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda program: run_program(program, timeout), programs))
+        fresh = {v.program.path: v for v in pool.map(lambda program: run_program(program, timeout), todo)}
+    for verdict in fresh.values():
+        known[keys[verdict.program.path]] = {"ok": verdict.ok, "detail": verdict.detail, "seconds": verdict.seconds}
+    with open(VERDICTS, "w", encoding="utf-8") as handle:
+        json.dump(known, handle, indent=0, sort_keys=True)
+    verdicts = [fresh.get(p.path) or Verdict(p, True, known[keys[p.path]]["detail"], known[keys[p.path]]["seconds"])
+                for p in programs]
+    return verdicts, len(programs) - len(todo)
 
 
 # --- 2. linting -------------------------------------------------------------------------------
@@ -652,6 +682,7 @@ def percent(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "n/a"
 
 
+@functools.lru_cache(maxsize=None)
 def torch_version() -> str:
     done = subprocess.run([sys.executable, "-c", "import torch, numpy; print(torch.__version__, numpy.__version__)"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -700,7 +731,7 @@ REPRODUCE = ("The programs are `benchmarks/programs/NN_<slug>_bug.py` / `_fixed.
 
 
 def report(scores: Sequence[Score], verdicts: Optional[Sequence[Verdict]], versions: str,
-           revision: str = "", command: str = "python benchmarks/recall.py") -> str:
+           revision: str = "", command: str = "python benchmarks/recall.py", reused: int = 0) -> str:
     caught = sum(s.caught for s in scores)
     alarms = sum(len(s.false_alarms) for s in scores)
     alarm_programs = sum(bool(s.false_alarms) for s in scores)
@@ -723,7 +754,10 @@ def report(scores: Sequence[Score], verdicts: Optional[Sequence[Verdict]], versi
         bad = [v for v in verdicts if not v.ok]
         out.append(f"Torch verification: {len(verdicts) - len(bad)} of {len(verdicts)} programs behave as "
                    f"their header says (every bug program raises the expected exception from its "
-                   f"`# bug:` line, every fixed twin runs to completion).")
+                   f"`# bug:` line, every fixed twin runs to completion)"
+                   + (f"; {reused} of them passed in an earlier run with the same torch, numpy and Python on "
+                      f"the same program text and were not run again (`benchmarks/.recall-verdicts.json`; "
+                      f"`--reverify` runs every one)." if reused else "."))
         for verdict in bad:
             out.append(f"- **FAILED** `{verdict.program.name}`: {verdict.detail}")
     out.append("")
@@ -839,6 +873,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--only", help="comma-separated program numbers")
     parser.add_argument("--skip-kept-aside", action="store_true",
                         help="leave out the kept-aside programs (KEPT_ASIDE): for development runs")
+    parser.add_argument("--reverify", action="store_true",
+                        help="run every program in torch again, even those whose text, torch, numpy and Python "
+                             "are unchanged since a run that passed (benchmarks/.recall-verdicts.json)")
     parser.add_argument("--verify-only", action="store_true",
                         help="run the torch verification and stop: no linting (for writing held-out programs "
                              "without seeing what the linter says about them)")
@@ -871,9 +908,9 @@ def _run(args: argparse.Namespace, revision: str) -> int:
     except CorpusError as exc:
         print(f"malformed corpus:\n{exc}", file=sys.stderr)
         return 2
-    verdicts = None
+    verdicts, reused = None, 0
     if not args.no_verify:
-        verdicts = verify(pairs, jobs=args.jobs, timeout=args.timeout)
+        verdicts, reused = verify(pairs, jobs=args.jobs, timeout=args.timeout, reuse=not args.reverify)
         for verdict in verdicts:
             status = "ok  " if verdict.ok else "FAIL"
             print(f"{status} {verdict.program.name} ({verdict.seconds:.1f} s): {verdict.detail}", file=sys.stderr)
@@ -885,7 +922,7 @@ def _run(args: argparse.Namespace, revision: str) -> int:
         if not s.caught:
             s.reason = missed_reason(s.pair.bug)
     command = " ".join(["python benchmarks/recall.py"] + [shlex.quote(a) for a in args.argv])
-    text = report(scores, verdicts, torch_version(), revision, command)
+    text = report(scores, verdicts, torch_version(), revision, command, reused)
     print(text)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
