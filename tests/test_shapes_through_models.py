@@ -165,6 +165,49 @@ CASES = [
         loss = F.binary_cross_entropy_with_logits(nn.Linear(8, 6)(bags), targets)
         """,
     ),
+    Case(
+        "state_of_init_hidden_in_the_training_loop", "TTL530", "Expected hidden[0] size (1, 1, 16), got [1, 4, 16]",
+        bad="""
+        class Tagger(nn.Module):
+            def __init__(self, batch, hidden=16):
+                super().__init__()
+                self.batch, self.hidden_size = batch, hidden
+                self.lstm = nn.LSTM(8, hidden, batch_first=True)
+                self.hidden = self.init_hidden()
+
+            def init_hidden(self):
+                return (torch.zeros(1, self.batch, self.hidden_size), torch.zeros(1, self.batch, self.hidden_size))
+
+            def forward(self, x):
+                out, self.hidden = self.lstm(x.view(1, self.batch, 8), self.hidden)  # <-
+                return out
+
+        model = Tagger(4)
+        for step in range(3):
+            model.hidden = model.init_hidden()
+            model(torch.randn(4, 8))
+        """,
+        good="""
+        class Tagger(nn.Module):
+            def __init__(self, batch, hidden=16):
+                super().__init__()
+                self.batch, self.hidden_size = batch, hidden
+                self.lstm = nn.LSTM(8, hidden, batch_first=True)
+                self.hidden = self.init_hidden()
+
+            def init_hidden(self):
+                return (torch.zeros(1, self.batch, self.hidden_size), torch.zeros(1, self.batch, self.hidden_size))
+
+            def forward(self, x):
+                out, self.hidden = self.lstm(x.view(self.batch, 1, 8), self.hidden)
+                return out
+
+        model = Tagger(4)
+        for step in range(3):
+            model.hidden = model.init_hidden()
+            model(torch.randn(4, 8))
+        """,
+    ),
 ]
 
 #: Programs that run in torch and must stay silent.
@@ -206,6 +249,16 @@ SILENT = {
             if i % 2:
                 xs.pop()
         total = torch.tensor(xs) + torch.zeros(10)
+        """,
+    # the state is rebuilt for each batch's own size, and carried between calls of one size
+    "state_rebuilt_per_batch": """
+        gru = nn.GRU(8, 16, batch_first=True)
+        h = None
+        for n in (4, 3):
+            x = torch.randn(n, 5, 8)
+            h = torch.zeros(1, x.size(0), 16)
+            out, h = gru(x, h)
+            out, h = gru(x, h)
         """,
     "filtered_comprehension": """
         rows = [r for r in range(300) if r % 3 == 0]

@@ -81,8 +81,9 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
         return annotated
     params = bind_params(interp, fn, args, self_value)
-    informative = force or any(_informative(k, v, fnode) for k, v in params.items()
-                               if not (self_value is not None and k == first_param(fnode)))
+    informative = force or _built_instance(self_value) or any(
+        _informative(k, v, fnode) for k, v in params.items()
+        if not (self_value is not None and k == first_param(fnode)))
     if not informative:
         defaults = _defaults(interp)  # before the body runs (it may set the default itself)
         ensure_standalone(interp, fn)
@@ -117,6 +118,16 @@ def _defaults(interp: "Interpreter") -> Any:
     every memo key, so that what a call built before ``torch.set_default_dtype`` is not
     reused after it."""
     return interp.default_float, interp.uncertain_defaults
+
+
+def _built_instance(self_value: Optional[Value]) -> bool:
+    """Whether a method's receiver is an instance the file built (``Model(16, 32)``), whose
+    attributes its ``__init__`` set from known arguments: ``self.init_hidden()`` then gives
+    what those attributes make, not what the class's prototype (unknown arguments) makes.
+    The prototype and its copies (``self`` of a method analysed on its own) are not."""
+    if not isinstance(self_value, InstanceValue) or self_value.origin is None:
+        return False
+    return self_value.origin.node is not self_value.cls.node
 
 
 def _informative(name: str, value: Value, fnode: Any) -> bool:

@@ -228,10 +228,13 @@ def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
         return TensorValue(dtypes, shape, origin, x.device)
     if name in ("LSTM", "GRU", "RNN"):
         output = TensorValue(out_dtypes, shape, out_origin, x.device)
-        h_n = TensorValue(out_dtypes, _recurrent_state_shape(module.config, x.shape, "h"), out_origin, x.device)
+        given = _given_states(name, args)
+        h_n = TensorValue(out_dtypes, given[0] or _recurrent_state_shape(module.config, x.shape, "h"), out_origin,
+                          x.device)
         if name != "LSTM":
             return SequenceValue("tuple", TOP, (output, h_n))
-        c_n = TensorValue(out_dtypes, _recurrent_state_shape(module.config, x.shape, "c"), out_origin, x.device)
+        c_n = TensorValue(out_dtypes, given[1] or _recurrent_state_shape(module.config, x.shape, "c"), out_origin,
+                          x.device)
         return SequenceValue("tuple", TOP, (output, SequenceValue("tuple", TOP, (h_n, c_n))))
     if name == "Embedding":
         return TensorValue(out_dtypes, shape, out_origin, x.device)
@@ -258,6 +261,22 @@ def _refuses(module: ModuleValue, shape: Any) -> bool:
     if name.startswith("BatchNorm") and len(shape) >= 2:
         return differ(cfg.get("num_features"), shape[1])
     return False
+
+
+def _given_states(name: str, args: CallArgs) -> Tuple[Any, Any]:
+    """The shapes of the initial states a recurrent layer was given, when fully known: the
+    final states have those shapes (torch refuses any other, TTL530), so a state carried from
+    call to call (``out, self.hidden = self.lstm(x, self.hidden)``) keeps its own shape even
+    where the call that would change it raises."""
+    hx = args.get(1, "hx") if args.has(1, "hx") and not args.has_star else None
+    states = list(hx.items) if name == "LSTM" and isinstance(hx, SequenceValue) and hx.items is not None \
+        and len(hx.items) == 2 else [hx, None] if name != "LSTM" else [None, None]
+
+    def known(state: Any) -> Any:
+        shape = state.shape if isinstance(state, TensorValue) else None
+        return tuple(shape) if shape is not None and all(isinstance(d, int) for d in shape) else None
+
+    return known(states[0]), known(states[1])
 
 
 def output_shape(module: ModuleValue, shape: Any) -> Any:
