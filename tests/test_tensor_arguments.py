@@ -10,7 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
-from torchtype_lint.knowledge.tensor_arguments import FUNCTIONS, MESSAGE_PATTERN, MODULES  # noqa: E402
+from torchtype_lint.knowledge.tensor_arguments import (  # noqa: E402
+    ATTRIBUTE_FUNCTIONS, ATTRIBUTE_MODULES, ATTRIBUTE_PATTERN, FUNCTIONS, MESSAGE_PATTERN, MODULES,
+)
 
 TENSOR_ONLY = {**FUNCTIONS, **{"torch.nn." + name: params for name, params in MODULES.items()}}
 
@@ -57,6 +59,7 @@ CALLS = {
     "torch.nn.Dropout": _module(lambda: nn.Dropout(0.5), {"input": _x()}),
     "torch.nn.MaxPool1d": _module(lambda: nn.MaxPool1d(2), {"input": _x()}),
     "torch.nn.MaxPool2d": _module(lambda: nn.MaxPool2d(2), {"input": torch.randn(1, 2, 4, 4)}),
+    "torch.nn.AdaptiveAvgPool1d": _module(lambda: nn.AdaptiveAvgPool1d(1), {"input": torch.randn(1, 2, 4)}),
     **{f"torch.nn.{name}": _module(getattr(nn, name), {"input": _x()}) for name in (
         "Sigmoid", "Tanh", "ReLU", "GELU", "SiLU", "ELU", "LeakyReLU")},
     "torch.nn.CrossEntropyLoss": _module(nn.CrossEntropyLoss, {"input": _x(), "target": _target()}),
@@ -71,11 +74,15 @@ CALLS = {
         F.binary_cross_entropy_with_logits, {"input": _x(), "target": torch.rand(2, 4)}),
 }
 
-BAD_VALUES = {
-    "tuple": lambda: (_x(), _x()), "list": lambda: [_x(), _x()], "float": lambda: 2.0, "int": lambda: 2,
+PYTHON_VALUES = {
+    "tuple": lambda: (_x(), _x()), "list": lambda: [_x(), _x()], "dict": lambda: {"logits": _x()},
+    "float": lambda: 2.0, "int": lambda: 2,
+}
+NUMPY_VALUES = {
     "numpy.float64": lambda: np.float64(2.0), "numpy.float32": lambda: np.float32(2.0),
     "ndarray": lambda: np.ones((2, 4)),
 }
+BAD_VALUES = {**PYTHON_VALUES, **NUMPY_VALUES}
 
 
 def test_every_entry_is_called_here():
@@ -97,3 +104,39 @@ def test_a_tensor_runs(op):
     for param in sorted(TENSOR_ONLY[op]):
         if param in defaults:
             CALLS[op](param, defaults[param])
+
+
+ATTRIBUTE_CALLS = {
+    **{f"torch.nn.functional.{name}": _function(getattr(F, name), {"input": _x().sigmoid(), "target": _x().sigmoid()})
+       for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                    "binary_cross_entropy_with_logits")},
+    **{f"torch.nn.functional.{name}": _function(getattr(F, name), {"input": _x()}, {"dim": 1} if "softmax" in name else {})
+       for name in ("sigmoid", "tanh", "softmax", "log_softmax")},
+    **{f"torch.nn.{name}": _module(getattr(nn, name), {"input": _x().sigmoid(), "target": _x().sigmoid()})
+       for name in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss")},
+    "torch.nn.Softmax": _module(lambda: nn.Softmax(1), {"input": _x()}),
+    "torch.nn.LogSoftmax": _module(lambda: nn.LogSoftmax(1), {"input": _x()}),
+    "torch.nn.BatchNorm1d": _module(lambda: nn.BatchNorm1d(4), {"input": _x()}),
+    "torch.nn.BatchNorm2d": _module(lambda: nn.BatchNorm2d(2), {"input": torch.randn(2, 2, 3, 3)}),
+    "torch.nn.BatchNorm3d": _module(lambda: nn.BatchNorm3d(2), {"input": torch.randn(2, 2, 2, 3, 3)}),
+    "torch.nn.LSTM": _module(lambda: nn.LSTM(4, 3), {"input": torch.randn(5, 2, 4)}),
+    "torch.nn.GRU": _module(lambda: nn.GRU(4, 3), {"input": torch.randn(5, 2, 4)}),
+    "torch.nn.RNN": _module(lambda: nn.RNN(4, 3), {"input": torch.randn(5, 2, 4)}),
+    "torch.nn.Flatten": _module(nn.Flatten, {"input": _x()}),
+    "torch.nn.AdaptiveAvgPool2d": _module(lambda: nn.AdaptiveAvgPool2d(1), {"input": torch.randn(1, 2, 4, 4)}),
+}
+ATTRIBUTE_ONLY = {**ATTRIBUTE_FUNCTIONS, **{"torch.nn." + name: entry for name, entry in ATTRIBUTE_MODULES.items()}}
+
+
+def test_every_attribute_entry_is_called_here():
+    assert set(ATTRIBUTE_CALLS) == set(ATTRIBUTE_ONLY)
+
+
+@pytest.mark.parametrize("op", sorted(ATTRIBUTE_ONLY))
+def test_a_python_object_raises_attribute_error(op):
+    params, numpy_too = ATTRIBUTE_ONLY[op]
+    for param in sorted(params):
+        for kind, make in {**PYTHON_VALUES, **(NUMPY_VALUES if numpy_too else {})}.items():
+            with pytest.raises(AttributeError) as raised:
+                ATTRIBUTE_CALLS[op](param, make())
+            assert re.search(ATTRIBUTE_PATTERN, str(raised.value)), (op, param, kind, str(raised.value))

@@ -1,19 +1,19 @@
-"""Parameters torch takes only as a Tensor: given a tuple or list (a model's tuple of outputs,
-an LSTM's ``(output, (h, c))``), a Python number or a numpy array or scalar
+"""Parameters torch takes only as a Tensor: given a tuple, list or dict (a model's tuple of
+outputs, an LSTM's ``(output, (h, c))``), a Python number or a numpy array or scalar
 (``numpy.float64`` from array arithmetic), torch raises ``TypeError`` (``relu(): argument
 'input' (position 1) must be Tensor, not tuple``; a convolution says ``conv2d() received an
 invalid combination of arguments``).
 
 Functions are keyed by the op names of ``knowledge/ops.py``, the calls of ``nn`` modules by
 their class. Only (op, parameter) pairs where every one of those kinds of value
-raises ``TypeError``, whichever spelling reaches the op, are listed: ``F.mse_loss`` of a tuple
-raises ``AttributeError`` (``'tuple' object has no attribute 'size'``) and ``F.sigmoid``
-calls ``input.sigmoid()``, so they are not. Each entry is run in torch by
-``tests/test_tensor_arguments.py``.
+raises ``TypeError``, whichever spelling reaches the op, are listed there; the ops that call a
+tensor method on the argument first (``F.mse_loss`` calls ``input.size()``, ``F.sigmoid``
+``input.sigmoid()``) raise ``AttributeError`` (``'tuple' object has no attribute 'size'``)
+and are listed apart. Each entry is run in torch by ``tests/test_tensor_arguments.py``.
 """
 from __future__ import annotations
 
-from typing import FrozenSet, Mapping
+from typing import FrozenSet, Mapping, Tuple
 
 _F = "torch.nn.functional."
 
@@ -37,9 +37,35 @@ FUNCTIONS: Mapping[str, FrozenSet[str]] = {
 MODULES: Mapping[str, FrozenSet[str]] = {
     **{name: frozenset({"input"}) for name in (
         "Linear", "Conv1d", "Conv2d", "Conv3d", "LayerNorm", "Embedding", "Dropout",
-        "MaxPool1d", "MaxPool2d", "Sigmoid", "Tanh", "ReLU", "GELU", "SiLU", "ELU", "LeakyReLU")},
+        "MaxPool1d", "MaxPool2d", "AdaptiveAvgPool1d", "Sigmoid", "Tanh", "ReLU", "GELU", "SiLU", "ELU",
+        "LeakyReLU")},
     **{name: frozenset({"input", "target"}) for name in ("CrossEntropyLoss", "NLLLoss", "KLDivLoss")},
 }
 
 #: A regular expression every message of those TypeErrors matches.
 MESSAGE_PATTERN = r"must be Tensor, not|received an invalid combination of arguments"
+
+# --------------------------------------------------------------------------- AttributeError
+
+#: Functions that call a tensor method on the argument first (``input.size()``, ``.dim()``,
+#: ``.softmax()``): a tuple, list, dict or Python number there raises ``AttributeError``
+#: (``'tuple' object has no attribute 'size'``). op -> (parameters, whether a numpy array or
+#: scalar raises AttributeError too: the losses pass it to torch's parser, a TypeError).
+ATTRIBUTE_FUNCTIONS: Mapping[str, Tuple[FrozenSet[str], bool]] = {
+    **{_F + name: (frozenset({"input", "target"}), False) for name in (
+        "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits")},
+    **{_F + name: (frozenset({"input"}), True) for name in ("sigmoid", "tanh", "softmax", "log_softmax")},
+}
+
+#: The same for ``nn`` module calls, by class.
+ATTRIBUTE_MODULES: Mapping[str, Tuple[FrozenSet[str], bool]] = {
+    **{name: (frozenset({"input", "target"}), False) for name in (
+        "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss")},
+    **{name: (frozenset({"input"}), True) for name in (
+        "Softmax", "LogSoftmax", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LSTM", "GRU", "RNN")},
+    **{name: (frozenset({"input"}), False) for name in ("Flatten", "AdaptiveAvgPool2d")},
+}
+
+#: A regular expression every message of those AttributeErrors matches.
+ATTRIBUTE_PATTERN = r"object has no attribute"

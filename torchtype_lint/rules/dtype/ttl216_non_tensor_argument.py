@@ -2,59 +2,34 @@
 takes only a Tensor."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any
 
 import libcst as cst
 
-from ...knowledge.named_tuples import type_name
 from ...knowledge.ops import FUNCTION, MODULE, module_op
 from ...knowledge.tensor_arguments import FUNCTIONS, MESSAGE_PATTERN, MODULES
-from ...model.values import ArrayValue, ScalarValue, SequenceValue, TensorValue, Value
 from ..base import RuntimeClaim, register
 from ..context import RuleContext
-from ..dtype_names import origin_note
 from ..dtype_rule import DtypeRule
-from ..source_edits import code
+from .non_tensor_values import first_non_tensor, report_non_tensor
 
-#: The order parameters are judged in (torch checks them left to right).
-_ORDER = ("input", "target", "other", "weight", "pos_weight")
 #: Every op name a listed entry is reached by (a module's: the op its call is).
 _OPS = frozenset(FUNCTIONS) | frozenset(module_op(name) for name in MODULES)
-
-
-def _what(value: Value) -> Optional[Tuple[str, str]]:
-    """(how a message names ``value``, how to make it a tensor) when it is certainly no
-    tensor: a tuple or list, a numpy array or scalar, a Python int or float; else None."""
-    if isinstance(value, SequenceValue) and value.container in ("tuple", "list"):
-        count = len(value.items) if value.items is not None else None
-        tensors = value.items is not None and value.items and all(isinstance(i, TensorValue) for i in value.items)
-        named = type_name(value)
-        what = (f"a namedtuple `{named}`" if named else f"a {value.container}") + (
-            f" of {count} tensors" if tensors else (f" of {count} items" if count is not None else ""))
-        return what, "pick the tensor it holds (or unpack it) before the call"
-    if isinstance(value, ArrayValue):
-        dtype = value.dtype
-        if value.shape == ():
-            what = f"a numpy {dtype + ' ' if dtype else ''}scalar"
-        else:
-            what = f"a numpy {dtype + ' ' if dtype else ''}array"
-        return what, "make it a tensor of the input's dtype (`torch.tensor(..., dtype=...)`)"
-    if isinstance(value, ScalarValue) and value.pytype in ("int", "float"):
-        return f"a Python {value.pytype}", "make it a tensor of the input's dtype (`torch.tensor(..., dtype=...)`)"
-    return None
 
 
 @register
 class NonTensorArgument(DtypeRule):
     """
     ## What it does
-    Flags a call that passes a value which is certainly not a tensor -- a tuple or list (a
-    model's tuple of outputs, an `nn.LSTM`'s `(output, (h, c))`, a namedtuple), a numpy
+    Flags a call that passes a value which is certainly not a tensor -- a tuple, list or dict
+    (a model's tuple of outputs, an `nn.LSTM`'s `(output, (h, c))`, a namedtuple), a numpy
     array or scalar (`numpy.float64` from array arithmetic), a Python number -- where torch
     takes only a Tensor: the input of activations, `nn.Linear`, convolutions, `nn.LayerNorm`,
     `nn.Embedding`, dropout and pooling layers, `torch.matmul`; the input and target of
     `cross_entropy` / `nll_loss` / `kl_div` (and their loss modules); the class `weight` of
-    `cross_entropy`; `weight` and `pos_weight` of `binary_cross_entropy_with_logits`.
+    `cross_entropy`; `weight` and `pos_weight` of `binary_cross_entropy_with_logits`. The
+    layers and losses that call a tensor method on the argument first (`nn.MSELoss`,
+    `nn.BatchNorm2d`, `nn.LSTM`, `F.softmax`...) raise AttributeError instead: TTL217.
 
     ## Why is this bad?
     torch's argument parser accepts only a Tensor there and raises `TypeError: relu():
@@ -79,7 +54,7 @@ class NonTensorArgument(DtypeRule):
 
     code = "TTL216"
     name = "non-tensor-argument"
-    summary = "tuple, list, number or numpy value passed where torch takes only a Tensor"
+    summary = "tuple, list, dict, number or numpy value passed where torch takes only a Tensor"
     severity = "error"
     listens = (cst.Call,)
     ops = _OPS
@@ -94,17 +69,7 @@ class NonTensorArgument(DtypeRule):
             FUNCTIONS.get(call.op) if call.spelling == FUNCTION else None)
         if params is None:
             return
-        for param in sorted(params, key=lambda p: _ORDER.index(p) if p in _ORDER else len(_ORDER)):
-            argument = call.arg_node(param)
-            if argument is None:
-                continue
-            value = call.arg(param)
-            found = _what(value)
-            if found is None:
-                continue
-            what, advice = found
-            self.flag(ctx, node,
-                      f"`{call.label}` takes only a Tensor as its `{param}`, but `{code(argument, 40)}` is {what}"
-                      f"{origin_note(value)}: torch raises TypeError (\"... must be Tensor\"); {advice}",
-                      origin=value.origin)
-            return
+        found = first_non_tensor(call, params, numpy=True)
+        if found is not None:
+            report_non_tensor(self.flag, ctx, node, call, found,
+                              ('TypeError ("... must be Tensor, not {type}")', 'TypeError ("... must be Tensor")'))
