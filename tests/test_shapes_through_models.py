@@ -8,6 +8,7 @@ one subprocess: the bad program raises what the case says, the twin runs to its 
   only: the batch dim is the batch size (``view(-1, C)`` after a pool that leaves 2x2 maps then
   has four rows per sample).
 - ``F.pad``'s shape, sizes read from ``x.shape[-2:]``, Python ``%`` and ``**`` of known numbers.
+- A failure on one iteration of a loop over a few known items (unrolled, two deep) is found.
 - A list appended to once per iteration of a loop of known count holds that many items, as does
   a comprehension with one ``for`` and no ``if``; ``a.tolist()`` of a known array, ``f(*t)`` of a
   tuple of known items, ``nn.EmbeddingBag`` of a 2-D input.
@@ -206,6 +207,36 @@ CASES = [
         for step in range(3):
             model.hidden = model.init_hidden()
             model(torch.randn(4, 8))
+        """,
+    ),
+    Case(
+        "topk_rows_in_an_unrolled_loop", "TTL526", "view size is not compatible with input tensor's size and stride",
+        bad="""
+        def top_rows(correct, topk):
+            res = []
+            for k in topk:
+                res.append(correct[:k].view(-1).float().sum(0))  # <-
+            return res
+
+        for epoch in range(2):
+            scores, labels = torch.randn(16, 20), torch.arange(16) % 20
+            _, pred = scores.topk(5, 1, True, True)
+            pred = pred.t()
+            top_rows(pred.eq(labels.view(1, -1).expand_as(pred)), (1, 5))
+        """,
+        good="""
+        def top_rows(correct, topk):
+            res = []
+            for k in topk:
+                res.append(correct[:k].reshape(-1).float().sum(0))
+            return res
+
+        for epoch in range(2):
+            scores, labels = torch.randn(16, 20), torch.arange(16) % 20
+            _, pred = scores.topk(5, 1, True, True)
+            pred = pred.t()
+            top_rows(pred.eq(labels.view(1, -1).expand_as(pred)), (1, 5))
+            top_rows(pred.eq(labels.view(1, -1).expand_as(pred)), (1,))
         """,
     ),
 ]

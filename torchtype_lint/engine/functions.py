@@ -92,7 +92,7 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
         # analysed on its own under another default dtype: what it builds now differs (layers
         # made after torch.set_default_dtype(torch.float64)), so it runs here
     try:
-        key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), interp.recording,
+        key = (fnode, tuple(sorted(params.items(), key=lambda kv: kv[0])), (interp.recording, interp._probing),
                interp.heap_version, tuple(interp.autocast_dtypes), _defaults(interp))
         hash(key)
     except TypeError:

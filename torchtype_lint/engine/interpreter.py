@@ -80,6 +80,8 @@ Listener = Callable[[Any, "Interpreter"], None]
 MAX_LOOP_ITERATIONS = 3
 #: Loops over at most this many known items run item by item (see Interpreter._unrollable).
 MAX_UNROLLED = 6
+#: How many unrolled loops may nest (an epoch loop over range(2) around a loop over topk=(1, 5)).
+MAX_UNROLLED_NESTING = 2
 #: Per-file time budget (seconds); exceeding it raises AnalysisBudgetExceeded.
 DEFAULT_TIME_BUDGET = 20.0
 
@@ -150,6 +152,9 @@ class Interpreter:
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
         self._unrolling = 0
+        #: Listeners run although nothing is recorded: the item-by-item passes of an unrolled
+        #: loop, whose every iteration runs (what a rule finds in one of them happens).
+        self._probing = False
         #: Functions defined inside another function's body -> the frame they were defined in.
         self.closures: Dict[Any, Frame] = {}
         #: Each closure (a FunctionValue made by running a nested ``def``) -> the frame it closes over.
@@ -317,7 +322,7 @@ class Interpreter:
             raise AnalysisBudgetExceeded()
 
     def _notify(self, node: Any) -> None:
-        if self.recording:
+        if self.recording or self._probing:
             listeners = self.listeners.get(type(node))
             if listeners:
                 self.notifying = node
@@ -602,7 +607,7 @@ class Interpreter:
         """A ``for`` over a few known items whose every iteration runs to its end is run item by
         item (``for h in (32, 16): layers += [nn.Linear(width, h)]`` then knows each layer);
         not inside another unrolled loop, so the cost stays bounded."""
-        return (not self._unrolling and isinstance(iterable, SequenceValue) and iterable.container in
+        return (self._unrolling < MAX_UNROLLED_NESTING and isinstance(iterable, SequenceValue) and iterable.container in
                 ("list", "tuple") and iterable.items is not None and 0 < len(iterable.items) <= MAX_UNROLLED
                 and stmt.orelse is None and not leaves_early(stmt.body))
 
@@ -610,8 +615,9 @@ class Interpreter:
         """Run the body once per item, silently, in order; then once recording, over the join of
         the iterations' entry states (what rules and explain see holds for every iteration);
         the state after the loop is the last iteration's."""
-        recording = self.recording
+        recording, probing = self.recording, self._probing
         self.recording = False
+        self._probing = recording or probing  # rules see each iteration with its own item
         self._unrolling += 1
         entries = []
         targets = target_names(stmt.target)
@@ -627,7 +633,7 @@ class Interpreter:
             for entry in entries[1:]:
                 state = join_envs(state, entry)
             self.frame.vars = dict(state)
-            self.recording = recording
+            self.recording, self._probing = recording, probing
             self.branch_depth += 1  # the recording pass stands for any one iteration
             try:
                 self.assign_target(stmt.target, join_all(items), stmt)
@@ -636,7 +642,7 @@ class Interpreter:
                 self.branch_depth -= 1
             self.frame.vars = after
         finally:
-            self.recording = recording
+            self.recording, self._probing = recording, probing
             self._unrolling -= 1
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
