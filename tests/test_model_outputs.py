@@ -25,6 +25,8 @@ NAMEDTUPLE_ROWS = [
     'P = namedtuple("P", "a, b")\nresult = P(b=torch.zeros(2, 3), a=2).b',
     'P = NamedTuple("P", [("logits", torch.Tensor), ("aux", torch.Tensor)])\nresult = P(torch.zeros(4), torch.ones(1)).aux',
     'P = namedtuple("P", ["x"])\nresult = P(torch.zeros(2))[0]',
+    "class P(NamedTuple):\n    a: torch.Tensor\n    b: int = 3\nresult = P(torch.zeros(2))",
+    "class P(NamedTuple):\n    a: torch.Tensor\n    b: torch.Tensor\nresult = P(b=torch.ones(2, 2), a=torch.zeros(1)).b",
 ]
 
 

@@ -9,7 +9,7 @@ the type torch names (``must be Tensor, not InceptionOutputs``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ..model.values import CallArgs, Origin, SequenceValue, StringValue, Value, join_all
 
@@ -65,20 +65,37 @@ def namedtuple_class(args: CallArgs, node: Any) -> Optional[NamedTupleClass]:
     return NamedTupleClass(name.const, fields, Origin(node, f"namedtuple {name.const}"))
 
 
-def instance(cls: NamedTupleClass, args: CallArgs, node: Any) -> Optional[Value]:
-    """``Cls(a, b)`` / ``Cls(logits=a, aux_logits=b)``: the tuple of its fields (every field
-    given: a namedtuple made with the factory has no defaults here)."""
+#: The base that makes a class statement a namedtuple (``class Out(NamedTuple): logits: Tensor``).
+NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple"})
+
+
+def instance(cls: NamedTupleClass, args: CallArgs, node: Any,
+             defaults: Optional[Dict[str, Value]] = None) -> Optional[Value]:
+    """``Cls(a, b)`` / ``Cls(logits=a, aux_logits=b)``: the tuple of its fields (a field not
+    given takes its default from ``defaults``, the class body's; else unknown: None)."""
     if args.has_star or len(args.pos) > len(cls.fields):
         return None
     items = list(args.pos)
     for field in cls.fields[len(items):]:
-        if field not in args.kw:
+        if field in args.kw:
+            items.append(args.kw[field])
+        elif defaults is not None and field in defaults:
+            items.append(defaults[field])
+        else:
             return None
-        items.append(args.kw[field])
     if set(args.kw) - set(cls.fields[len(args.pos):]):
         return None
     return SequenceValue("tuple", join_all(items), tuple(items),
                          NamedTupleOrigin(node, f"{cls.name}(...)", None, cls.name, cls.fields))
+
+
+def class_statement_instance(name: str, fields: Tuple[str, ...], defaults: Dict[str, Value], args: CallArgs,
+                             node: Any) -> Optional[Value]:
+    """``Out(a, b)`` of ``class Out(NamedTuple)`` with annotated ``fields`` (class-level values
+    their defaults)."""
+    if not fields:
+        return None
+    return instance(NamedTupleClass(name, fields), args, node, defaults)
 
 
 def named_field(owner: SequenceValue, attr: str) -> Optional[Value]:
