@@ -3,7 +3,8 @@ shapes real programs have: calls nested several levels deep (a factory called fr
 constructor called from ``main``), heap objects of knowledge values joined in a list and
 iterated (a list of ``TensorDataset``s, one per client), dtype comparisons that decide a
 branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shape[-2:]``),
-``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows.
+``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows, the full first batch of
+a loader whose last batch falls short.
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -219,6 +220,17 @@ _WINDOWS = """
     head(windows)  # <-
 """
 
+_FIRST_BATCH = """
+    series = torch.sin(torch.linspace(0, 20, 55))
+    windows = series.unfold(0, 15, 1)
+    loader = DataLoader(TensorDataset(windows[:, :12].unsqueeze(-1)), batch_size=4, shuffle=True)
+    pe = torch.zeros(12, 1, 16)
+    proj = nn.Linear(1, 16)
+    for {target} in {iterable}:
+        h = proj(x)
+        h = h + pe{layout}  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -232,6 +244,13 @@ CASES = [
          _CEIL_GRID.format(padding=""), _CEIL_GRID.format(padding=", padding=1")),
     Case("unfold_windows_into_linear", "TTL502", "cannot be multiplied",
          _WINDOWS.format(size=10), _WINDOWS.format(size=12)),
+    # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
+    Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
+         _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),
+         _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=".transpose(0, 1)")),
+    Case("first_batch_through_enumerate", "TTL515", "must match the size",
+         _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=""),
+         _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=".transpose(0, 1)")),
 ]
 
 

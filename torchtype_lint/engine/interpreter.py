@@ -39,7 +39,7 @@ import libcst as cst
 
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import AUTOCAST_CONTEXTS, autocast_dtype
-from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue
+from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, first_batch
 from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
@@ -557,12 +557,19 @@ class Interpreter:
         return False
 
     def _loop(self, stmt: Any) -> bool:
-        """for / while: iterate the body silently to a fixed point, then once more recording."""
+        """for / while: iterate the body silently to a fixed point, then once more recording.
+        A first iteration known better than the others (a loader's full first batch) runs on
+        its own first (_peeled)."""
+        before: Optional[Dict[str, Value]] = None
         if isinstance(stmt, cst.For):
             iterable = self.eval(stmt.iter)
             element = iterate(iterable)
             if self._unrollable(stmt, iterable):
                 return self._unrolled(stmt, iterable.items)
+            first = self._first_iteration(stmt, iterable)
+            if first is not None:
+                before = dict(self.frame.vars)
+                self._peeled(stmt, first)
         else:
             self.eval(stmt.test)
             element = TOP
@@ -593,7 +600,8 @@ class Interpreter:
             self.exec_body(stmt.body)
             self.frame.vars = join_envs(state, self.frame.vars)
             if isinstance(stmt, cst.For):  # xs.append(...) once per iteration: as many items as iterations
-                count_appended_lists(self, stmt, iteration_count(self, stmt.iter, iterable), entry)
+                count_appended_lists(self, stmt, iteration_count(self, stmt.iter, iterable),
+                                     before if before is not None else entry)
         finally:
             self.recording = recording
             self.branch_depth -= 1
@@ -602,6 +610,37 @@ class Interpreter:
         if stmt.orelse is not None:
             self.exec_body(stmt.orelse.body)
         return False
+
+    def _first_iteration(self, stmt: cst.For, iterable: Value) -> Optional[Value]:
+        """What the first iteration of ``stmt`` binds when it is known better than any
+        iteration's: a loader whose last batch falls short yields a full batch first
+        (``for x, y in loader``, ``for i, (x, y) in enumerate(loader)``). None otherwise, and
+        for a body that may stop an iteration early (its state at the stop is not kept)."""
+        if stmt.orelse is not None or leaves_early(stmt.body):
+            return None
+        if isinstance(iterable, DataLoaderValue):
+            return first_batch(iterable)
+        callee = self._callees.get(stmt.iter) if isinstance(stmt.iter, cst.Call) else None
+        if callee is not None and callee.kind == "symbol" and callee.name == "builtins.enumerate" \
+                and len(callee.args.pos) == 1 and not callee.args.kw and not callee.args.has_star \
+                and isinstance(callee.args.pos[0], DataLoaderValue):
+            first = first_batch(callee.args.pos[0])
+            return None if first is None else SequenceValue("tuple", TOP, (ScalarValue("int", 0), first))
+        return None
+
+    def _peeled(self, stmt: cst.For, first: Value) -> None:
+        """The first iteration on its own, recorded, outside any branch: it certainly runs once
+        the loop is reached (the loader holds a full batch), so what it finds holds; the loop
+        then goes on from its end over any iteration (maybe none)."""
+        targets = target_names(stmt.target)
+        loop_frame = self.frame
+        loop_frame.loop_targets.extend(targets)
+        try:
+            self.assign_target(stmt.target, first, stmt)
+            self.exec_body(stmt.body)
+        finally:
+            if targets:
+                del loop_frame.loop_targets[-len(targets):]
 
     def _unrollable(self, stmt: cst.For, iterable: Value) -> bool:
         """A ``for`` over a few known items whose every iteration runs to its end is run item by

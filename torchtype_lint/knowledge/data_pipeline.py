@@ -186,6 +186,33 @@ def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value,
     return LastBatch(batch_size, size)
 
 
+def first_batch(loader: DataLoaderValue) -> Optional[Value]:
+    """The first batch of a loader whose last batch falls short (``N % B`` items): a full batch
+    of ``B`` items, as torch's sequential or random sampler fills it whenever the dataset holds at
+    least ``B`` items. None when the first batch is no better known than any batch (every batch
+    full, a dataset size not known, a ``collate_fn`` of the file, a sampler: ``_last_batch``)."""
+    last = loader.last_batch
+    if loader.collated is not None or last is None or last.dataset_size is None \
+            or last.dataset_size < last.batch_size or loader.batch_size == last.batch_size:
+        return None
+    node = loader.origin.node if loader.origin is not None else None
+    note = f"the first batch holds {last.batch_size} items (the last {last.remainder})"
+    first = _noted(collate(loader.item, last.batch_size, node), node, note)
+    return first if first is not TOP else None
+
+
+def _noted(value: Value, node: Any, note: str) -> Value:
+    """``value`` (a batch) with each tensor's origin saying which batch it is."""
+    if isinstance(value, TensorValue):
+        return TensorValue(value.dtypes, value.shape, Origin(node, note, value.origin), value.device,
+                           value.requires_grad)
+    if isinstance(value, SequenceValue) and value.items is not None:
+        items = tuple(_noted(item, node, note) for item in value.items)
+        return SequenceValue(value.container, join_all(items) if items else value.element, items, value.origin,
+                             value.keys)
+    return value
+
+
 def batch(loader: DataLoaderValue) -> Value:
     """One batch of ``for batch in loader``."""
     if loader.collated is not None:
