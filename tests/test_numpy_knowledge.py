@@ -147,7 +147,7 @@ METHODS = [
     ("", "f32.clip(min=0.0)"), ("", "i64.clip(max=3)"), ("", "f32.clip(0.0, f64)"), ("", "i32.clip(0, iv[:3])"),
     ("", "f32.round()"), ("", "f32.round(2)"), ("", "i64.round()"), ("", "b.round()"),
     ("", "v.item(0)", LOOSE), ("", "v[:1].item()"), ("", "iv[:1].item()"), ("", "b[:1, :1].item()"),
-    ("", "f32.mean().item()"), ("", "f32.tolist()", LOOSE), ("", "f32.dot(f32.T)"), ("", "v.dot(v)"),
+    ("", "f32.mean().item()"), ("", "f32.tolist()"), ("", "i64.tolist()"), ("", "b.tolist()"), ("", "f32.dot(f32.T)"), ("", "v.dot(v)"),
     ("", "f32.shape"), ("", "cube.ndim"), ("", "cube.size"), ("", "f32.dtype == np.float32"),
     ("", "np.zeros(2, dtype=f32.dtype)"), ("", "i64.astype(f32.dtype)"), ("", "np.ones(3, u8.dtype)"),
     ("x = v.copy()\nx.sort()", "x"), ("", "v.copy().sort()"), ("x = v.copy()\nx.fill(0)", "x"),
@@ -288,7 +288,7 @@ def test_rows_are_distinct_and_many():
 
 #: Unknown on purpose: numpy decides at run time, or the code does not say.
 STAYS_UNKNOWN = [
-    "f32.tolist()", "rng.normal(loc=f32.mean())", "np.mean(torch_like)",
+    "rng.normal(loc=f32.mean())", "np.mean(torch_like)",
     "rng.standard_normal(dtype=np.float32)", "rng.choice(v, axis=axis)", "np.concatenate([])",
 ]
 
