@@ -28,7 +28,8 @@ SNIPPETS = {
     "topk_then_t": ("_, i = torch.randn(16, 20).topk(5, 1, True, True)\ny = i.t()", True),
     "topk_of_transposed": ("y, _ = torch.randn(16, 20).t().topk(3, 0)", True),
     "eq_with_expanded": ("p = torch.randn(16, 5).t()\ny = p.eq(torch.randn(16).view(1, -1).expand_as(p))", True),
-    "int_eq_with_expanded": ("p = torch.arange(80).view(16, 5).t()\ny = p.eq(torch.arange(16).view(1, -1).expand_as(p))", True),
+    "int_eq_with_expanded": (
+        "p = torch.arange(80).view(16, 5).t()\ny = p.eq(torch.arange(16).view(1, -1).expand_as(p))", True),
     "eq_expanded_first": ("p = torch.randn(16, 5).t()\ny = torch.randn(16).view(1, -1).expand_as(p).eq(p)", True),
     "eq_other_dtype_expanded_first": (
         "p = torch.randn(16, 5).t()\ny = torch.arange(16).view(1, -1).expand_as(p).eq(p)", False),

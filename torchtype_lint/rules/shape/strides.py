@@ -11,6 +11,7 @@ from ...knowledge.layouts import contiguous as contiguous_strides, view_strides
 __all__ = ["contiguous_strides", "permuted", "view_strides"]
 
 
-def permuted(shape: Sequence[int], strides: Sequence[int], order: Sequence[int]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+def permuted(shape: Sequence[int], strides: Sequence[int],
+             order: Sequence[int]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """The (shape, strides) of ``x.permute(order)``: a view, the strides move with their dims."""
     return tuple(shape[d] for d in order), layouts.permuted(strides, order)
