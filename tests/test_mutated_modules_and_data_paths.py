@@ -349,7 +349,8 @@ CASES = [
 
         batch_size = 4
         fc = nn.Linear(24, 2)
-        for x, y in DataLoader(Frames(10), batch_size=batch_size):
+        n = torch.randint(10, 11, ()).item()  # a size the linter cannot know
+        for x, y in DataLoader(Frames(n), batch_size=batch_size):
             out = fc(x.view(batch_size, -1))  # <-
         """, """
         class Frames(Dataset):
@@ -364,7 +365,8 @@ CASES = [
 
         batch_size = 4
         fc = nn.Linear(24, 2)
-        for x, y in DataLoader(Frames(10), batch_size=batch_size, drop_last=True):
+        n = torch.randint(10, 11, ()).item()
+        for x, y in DataLoader(Frames(n), batch_size=batch_size, drop_last=True):
             out = fc(x.view(batch_size, -1))
         """),
     Case("last_batch_fixed_loss_target", "TTL522", "must match the size of tensor b", """
@@ -543,6 +545,10 @@ def test_warnings_name_the_path() -> None:
                for m in known)
     unknown = messages(by_name["last_batch_view_unknown_size"].bad)
     assert any("when the dataset size is not a multiple of the batch size (4)" in m for m in unknown)
+    # the dataset class's own __len__ gives the size when it returns a known int
+    own_len = messages(by_name["last_batch_view_unknown_size"].bad.replace("Frames(n)", "Frames(10)"))
+    assert any("holds 2 samples because the dataset size (10) is not a multiple of the batch size (4)" in m
+               for m in own_len)
 
 
 def test_warning_severity() -> None:

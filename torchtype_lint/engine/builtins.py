@@ -164,6 +164,14 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
     if name == "zip":
         if args.has_star:
             return transposed(args.star) if args.star is not None else TOP
+        if args.pos and not args.kw and all(isinstance(v, SequenceValue) and v.container in ("list", "tuple")
+                                            and v.items is not None for v in args.pos):
+            # zip of sequences of known items: the rows themselves (zip(*pairs) of known pairs)
+            length = min(len(v.items) for v in args.pos)  # type: ignore[union-attr]
+            rows = tuple(SequenceValue("tuple", join_all(row), row) for row in
+                         (tuple(v.items[i] for v in args.pos) for i in range(length)))  # type: ignore[index]
+            if rows:
+                return SequenceValue("list", join_all(rows), rows)
         items = tuple(iterate(v) for v in args.pos)
         return SequenceValue("list", SequenceValue("tuple", TOP, items), None)
     if name in ("list", "tuple") and len(args.pos) == 1 and isinstance(args.pos[0], SequenceValue) \

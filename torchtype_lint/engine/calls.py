@@ -328,7 +328,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return tensor_dataset(args, node)
     if qualname in DATALOADER_NAMES:
         return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node),
-                          lambda fn, items: _collate_with(interp, fn, items, node))
+                          lambda fn, items: _collate_with(interp, fn, items, node),
+                          lambda dataset: _dataset_length(interp, dataset, node))
     if qualname in ("torch.device",):
         device = T.device_of_arg(args.get(0))
         return DeviceValue(device, device_origin(device))  # a device picked at run time says where
@@ -375,6 +376,19 @@ def _dataset_item(interp: "Interpreter", dataset: InstanceValue, node: Any) -> V
         return TOP
     return call_function(interp, getitem, CallArgs([ScalarValue("int")], {}, [None], {}), node,
                          dataset, force=True)
+
+
+def _dataset_length(interp: "Interpreter", dataset: InstanceValue, node: Any) -> Optional[int]:
+    """``len(dataset)`` of a dataset class defined in the file, when its ``__len__`` returns a
+    known int (``return len(self.y)`` of a tensor whose rows are known), else None."""
+    length = dataset.cls.methods.get("__len__")
+    if not isinstance(length, FunctionValue):
+        return None
+    value = call_function(interp, length, CallArgs([], {}, [], {}), node, dataset, force=True)
+    if isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int) \
+            and not isinstance(value.const, bool) and value.const >= 0:
+        return value.const
+    return None
 
 
 def _collate_with(interp: "Interpreter", fn: Value, items: Value, node: Any) -> Value:
@@ -536,6 +550,7 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         return module
     if isinstance(module, ModuleValue) and module.short_name == "ModuleList" and name in ("append", "extend", "insert"):
         added = args.pos[-1] if args.pos else TOP
+        module.config.pop(NN.EXACT_CHILDREN, None)  # appended to: its layers one by one are not known
         if name == "append" or name == "insert":
             module.children = module.children + (added,)
         elif isinstance(added, SequenceValue) and added.items is not None:

@@ -18,10 +18,11 @@ from ..knowledge.devices import runtime_choice
 from ..knowledge.dtype_comparisons import dtype_comparison
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..knowledge.layouts import elementwise_result, fresh_result, index_result
+from ..knowledge.nn_modules import EXACT_CHILDREN
 from ..model.values import (
     Callee,
-    TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, NoneValue, ScalarValue, SequenceValue, StringValue,
-    SymbolValue, TensorValue, Value,
+    TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
+    StringValue, SymbolValue, TensorValue, Value,
     join, join_all, part_origin,
 )
 from .counted_loops import counted, iteration_count
@@ -86,6 +87,11 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
             known = _dict_comprehension(interp, node, iterable)
             if known is not None:
                 return known
+        if isinstance(node, (cst.ListComp, cst.SetComp)) and for_in.inner_for_in is None and not for_in.ifs:
+            iterable = interp.eval(for_in.iter)
+            items = _exact_items(iterable)
+            if items is not None and not interp._comprehension_unrolling:
+                return _item_by_item(interp, node, items)
         first: Value = TOP
         while for_in is not None:
             iterable = interp.eval(for_in.iter)
@@ -112,6 +118,44 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
 
 #: Dict comprehensions over at most this many known items are evaluated item by item.
 _KNOWN_COMPREHENSION = 16
+#: List comprehensions over at most this many known items are evaluated item by item (as a
+#: ``for`` loop over them is unrolled).
+_UNROLLED_COMPREHENSION = 6
+
+
+def _exact_items(iterable: Value) -> Optional[Tuple[Value, ...]]:
+    """The items a ``for`` over ``iterable`` binds one by one, in order, when each is known
+    (a list or tuple of known items, an ``nn.Sequential``, an ``nn.ModuleList`` built from
+    known layers) and there are a few of them; else None."""
+    if isinstance(iterable, SequenceValue) and iterable.container in ("list", "tuple"):
+        items = iterable.items
+    elif isinstance(iterable, ModuleValue) and (iterable.short_name == "Sequential" or (
+            iterable.short_name == "ModuleList" and iterable.config.get(EXACT_CHILDREN))):
+        items = iterable.children
+    else:
+        return None
+    return items if items is not None and 0 < len(items) <= _UNROLLED_COMPREHENSION else None
+
+
+def _item_by_item(interp: "Interpreter", node: Any, items: Tuple[Value, ...]) -> Value:
+    """``[f(x) for x in items]`` (no ``if``) over items known one by one: the element is
+    evaluated for each item, as Python does, and recorded each time (every evaluation runs:
+    what a rule finds in one of them happens), giving a list of known items
+    (``[nn.Conv1d(e, f, k) for k in (2, 3, 4)]``: three layers, each with its kernel size)."""
+    values = []
+    # one at a time: a comprehension or a loop inside is evaluated once, over the join
+    interp._comprehension_unrolling += 1
+    interp._unrolling += 1
+    try:
+        for item in items:
+            interp.assign_target(node.for_in.target, item, node, record=False)
+            values.append(interp.eval(node.elt))
+    finally:
+        interp._unrolling -= 1
+        interp._comprehension_unrolling -= 1
+    if isinstance(node, cst.SetComp):
+        return SequenceValue("set", join_all(values), None)
+    return SequenceValue("list", join_all(values), tuple(values))
 
 
 def _dict_comprehension(interp: "Interpreter", node: cst.DictComp, iterable: Value) -> Optional[Value]:

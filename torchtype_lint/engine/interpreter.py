@@ -155,6 +155,8 @@ class Interpreter:
         #: Listeners run although nothing is recorded: the item-by-item passes of an unrolled
         #: loop, whose every iteration runs (what a rule finds in one of them happens).
         self._probing = False
+        #: List comprehensions being evaluated item by item (expressions.py): one at a time.
+        self._comprehension_unrolling = 0
         #: Functions defined inside another function's body -> the frame they were defined in.
         self.closures: Dict[Any, Frame] = {}
         #: Each closure (a FunctionValue made by running a nested ``def``) -> the frame it closes over.

@@ -74,3 +74,17 @@ def first_list_problem(dims: Sequence[Optional[int]], rank: int) -> Optional[Tup
             return "repeat", dim
         seen.add(wrapped)
     return None
+
+
+#: Ops that take one dim of their input, by the name they are spelled with (``torch.cat(parts,
+#: dim)``, ``x.softmax(dim)``, ``F.log_softmax(x, dim=...)``, ``x.size(dim)``), and how many
+#: positions past the last dim they accept (``torch.stack`` inserts a new dim, so 1): a dim
+#: outside ``shapes.dim_range(rank, extra)`` raises ``IndexError: Dimension out of range``
+#: (for ``torch.cat``/``torch.stack`` the rank of the parts). Checked against torch over ranks 1
+#: to 3 and dims -4 to 4 in tests/test_batch_rows.py.
+ONE_DIM_OPS: Mapping[str, int] = {
+    "cat": 0, "concat": 0, "concatenate": 0, "stack": 1, "softmax": 0, "log_softmax": 0, "argmax": 0,
+    "argmin": 0, "sum": 0, "mean": 0, "size": 0, "cumsum": 0,
+}
+#: Those of them that take a sequence of tensors rather than one tensor.
+SEQUENCE_DIM_OPS = ("cat", "concat", "concatenate", "stack")

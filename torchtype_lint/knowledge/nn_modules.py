@@ -75,6 +75,10 @@ ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sig
 LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
           "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+#: The ``config`` note of an ``nn.ModuleList`` whose ``children`` are its layers one by one, in
+#: order (built from a list of known items, never appended to); otherwise they may only stand
+#: for its layers (the element of a list grown in a loop).
+EXACT_CHILDREN = "_exact_children"
 
 
 #: ``nn.Embedding.from_pretrained(table)``: a layer whose weight *is* ``table``.
@@ -121,12 +125,13 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
     if name == "ModuleList":
         modules = args.get(0, "modules")
         children: Tuple[Value, ...] = ()
+        exact = isinstance(modules, SequenceValue) and not args.has_star and modules.items is not None
         if isinstance(modules, SequenceValue) and not args.has_star:
             # a list grown by append: its element stands for every layer
             children = modules.items if modules.items is not None else (
                 (modules.element,) if modules.element is not TOP else ())
-        return ModuleValue("torch.nn.ModuleList", {}, _children_dtype(children) if children else None,
-                           origin, children)
+        return ModuleValue("torch.nn.ModuleList", {EXACT_CHILDREN: True} if exact else {},
+                           _children_dtype(children) if children else None, origin, children)
     config: Dict[str, Any] = {}
     if not args.has_star:
         names = SIGNATURES.get(name, ())

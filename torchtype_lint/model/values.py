@@ -441,7 +441,8 @@ class ModuleValue(Value):
         return self.qualname.rsplit(".", 1)[-1]
 
     def describe(self) -> str:
-        args = ", ".join(f"{k}={v}" for k, v in self.config.items() if v is not None)
+        # keys starting with "_" are the engine's own notes (EXACT_CHILDREN), not arguments
+        args = ", ".join(f"{k}={v}" for k, v in self.config.items() if v is not None and not k.startswith("_"))
         return f"{self.short_name}({args}) params {describe_dtypes(self.param_dtypes)}"
 
     def __repr__(self) -> str:
@@ -565,6 +566,16 @@ def _summary(values: "Sequence[Value]", depth: int = 0) -> "Optional[Value]":
             module.stored[name] = _plain_join([v.stored[name] for v in values]) \
                 if all(name in v.stored for v in values) else TOP
         return module
+    if all(isinstance(v, SequenceValue) and v.container == first.container and v.container in ("list", "tuple")
+           and v.keys is None and v.items is not None and len(v.items) == len(first.items or ()) for v in values) \
+            and first.items:
+        # (model, loss) pairs of several runs: position by position, distinct modules summarised
+        parts = [list(c) for c in zip(*(v.items for v in values))]  # type: ignore[union-attr]
+        if not any(_summary(part, depth + 1) is not None for part in parts):
+            return None  # nothing a summary keeps better than join
+        items = tuple(_summary(part, depth + 1) or _plain_join(part) for part in parts)
+        return SequenceValue(first.container, _summary(list(items), depth + 1) or _plain_join(list(items)), items,
+                             first.origin)
     return None
 
 

@@ -71,8 +71,10 @@ def _empty_path(call: cst.Call, ctx: RuleContext) -> Optional[EmptyPath]:
         return None
     uses = _Uses(data.value)
     scope.visit(uses)
-    if uses.tested or len(uses.bindings) != 1:
-        return None  # checked for emptiness, or bound more than once: not our path
+    if len(uses.bindings) != 1:
+        return None  # bound more than once: not our path
+    if uses.tested:
+        return _tested_after(call, data.value, uses, scope)  # checked for emptiness: only after the call?
     binding = uses.bindings[0]
     if isinstance(binding, cst.ListComp) and _filtered(binding):
         return EmptyPath(call, f"when no item passes the `if` of the comprehension `{data.value}` is built by")
@@ -81,6 +83,30 @@ def _empty_path(call: cst.Call, ctx: RuleContext) -> Optional[EmptyPath]:
     if all(_under_condition(append, scope, parents, uses.appends) for append in uses.appends):
         return EmptyPath(call, f"when `{data.value}` stays empty (every `{data.value}.append` is under an `if`)")
     return None
+
+
+def _tested_after(call: cst.Call, name: str, uses: "_Uses", scope: Any) -> Optional[EmptyPath]:
+    """The code tests ``name`` for emptiness (``if len(frames)``, ``max(len(frames), 1)``), so
+    it may be empty, but only after ``call`` turned it into a tensor: that test guards nothing
+    before it. None when any test could guard the call (it comes first, or holds it)."""
+    order = {id(node): position for position, node in enumerate(_walk_scope(scope))}
+    at = order.get(id(call))
+    if at is None or not uses.tests or any(order.get(id(test), -1) <= at for test in uses.tests):
+        return None
+    emptiness = [test for test in uses.emptiness if order.get(id(test), -1) > at]
+    if not emptiness:
+        return None
+    return EmptyPath(call, f"when `{name}` is empty, as the code allows for after this call "
+                           f"(`{code(emptiness[0], 40)}`)")
+
+
+def _walk_scope(scope: Any) -> Iterator[Any]:
+    """The nodes of ``scope`` in source order (a node before what it holds)."""
+    stack = [scope]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
 
 
 def _filtered(comp: cst.ListComp) -> bool:
@@ -169,6 +195,39 @@ class _Uses(cst.CSTVisitor):
         self.bindings: List[Any] = []
         self.appends: List[Any] = []
         self.tested = False
+        #: Where it is tested, and the tests that ask whether it is empty (``len(keep)`` as a
+        #: truth value, ``not keep``, ``len(keep) == 0``, ``max(len(keep), 1)``).
+        self.tests: List[Any] = []
+        self.emptiness: List[Any] = []
+
+    def _test(self, node: Any) -> None:
+        if self._mentions(node):
+            self.tested = True
+            self.tests.append(node)
+            if self._asks_empty(node):
+                self.emptiness.append(node)
+
+    def _asks_empty(self, test: Any) -> bool:
+        """Is ``test`` (a truth value) whether the list is empty?"""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if isinstance(test, cst.BooleanOperation):
+            return self._asks_empty(test.left) or self._asks_empty(test.right)
+        if isinstance(test, cst.Name):
+            return test.value == self.name
+        if self._is_len(test):
+            return True
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and self._is_len(test.left):
+            right = test.comparisons[0].comparator
+            operator = type(test.comparisons[0].operator).__name__
+            return isinstance(right, cst.Integer) and (right.value, operator) in {
+                ("0", "Equal"), ("0", "NotEqual"), ("0", "GreaterThan"), ("1", "GreaterThanEqual"),
+                ("1", "LessThan"), ("0", "LessThanEqual")}
+        return False
+
+    def _is_len(self, node: Any) -> bool:
+        return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" and \
+            len(node.args) == 1 and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == self.name
 
     def _mentions(self, node: Any) -> bool:
         return any(isinstance(n, cst.Name) and n.value == self.name for n in _walk(node))
@@ -180,6 +239,7 @@ class _Uses(cst.CSTVisitor):
         if isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name) and \
                 node.value.func.value == "len" and self._mentions(node.value):
             self.tested = True  # n = len(keep): a count the code may test later
+            self.tests.append(node.value)
         for target in node.targets:
             if self._mentions(target.target) and not isinstance(target.target, cst.Subscript):
                 self.bindings.append(node.value if isinstance(target.target, cst.Name) else None)
@@ -205,23 +265,30 @@ class _Uses(cst.CSTVisitor):
                 self.bindings.append(None)  # another mutation (clear, pop...): not followed
         if isinstance(func, cst.Name) and func.value == "bool" and any(self._mentions(a.value) for a in node.args):
             self.tested = True
+            self.tests.append(node)
+        if isinstance(func, cst.Name) and func.value == "max" and len(node.args) == 2 and \
+                any(self._is_len(a.value) for a in node.args) and \
+                any(isinstance(a.value, cst.Integer) and a.value.value == "1" for a in node.args):
+            self.tested = True  # max(len(keep), 1): a count kept from zero
+            self.tests.append(node)
+            self.emptiness.append(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         # len(keep) == 0, keep == []: a test wherever it is (a size argument, torch.randn(len(keep)),
         # is not one)
-        self.tested = self.tested or self._mentions(node)
+        self._test(node)
 
     def visit_If(self, node: cst.If) -> None:
-        self.tested = self.tested or self._mentions(node.test)
+        self._test(node.test)
 
     def visit_While(self, node: cst.While) -> None:
-        self.tested = self.tested or self._mentions(node.test)
+        self._test(node.test)
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self.tested = self.tested or self._mentions(node.test)
+        self._test(node.test)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self.tested = self.tested or self._mentions(node.test)
+        self._test(node.test)
 
 
 def _walk(node: Any) -> Iterator[Any]:

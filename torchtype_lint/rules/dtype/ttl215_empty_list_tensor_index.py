@@ -35,7 +35,9 @@ class EmptyListTensorIndex(DtypeRule):
     expected target dtype to be Long or Byte, but got Float` (torch 2.13; 2.11 words it
     `expected scalar type Long but found Float`), or, under torch 2.4, returns a NaN loss that
     poisons the weights. The warning names that path; a list that the code checks for
-    emptiness (`if keep:`, `len(keep)`) is not reported.
+    emptiness (`if keep:`, `len(keep)`) before it becomes the tensor is not reported, and one
+    the code tests for emptiness only after that (`max(len(keep), 1)`, `... if len(keep) else
+    ...`) is: the code expects it may be empty, and nothing guards the index.
 
     ## Example
     ```python

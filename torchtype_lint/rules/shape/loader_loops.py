@@ -35,6 +35,8 @@ class FullBatchUse:
     node: Any
     size_node: Any
     what: str
+    #: The use reads a list of such tensors (``torch.cat(pooled, dim=1)``), for the message.
+    many: bool = False
 
 
 def batch_names(target: Any, enumerated: bool) -> Set[str]:
@@ -191,29 +193,56 @@ def size_guarded(body: Any, names: Set[str]) -> bool:
     return False
 
 
-def full_batch_uses(body: Any, names: Set[str], is_full: Callable[[Any], bool]) -> Iterator[FullBatchUse]:
+def full_batch_uses(body: Any, names: Set[str], is_full: Callable[[Any], bool],
+                    carries: Optional[Callable[[Any], bool]] = None,
+                    spelled: Optional[Callable[[Any], bool]] = None) -> Iterator[FullBatchUse]:
     """The places in ``body`` where an expression ``is_full`` says holds the configured batch
-    size stands for the size of a tensor of the batch (one mentioning ``names``)."""
+    size stands for the size of a tensor of the batch (one mentioning ``names``).
+
+    ``carries(name)``: does the name just assigned hold a tensor with a dim of a multiple of
+    the configured size (then a name assigned from an expression building such a tensor,
+    ``labels = torch.cat([torch.arange(B) for _ in range(2)])``, and names computed from it
+    carry that size on to where it meets the batch). ``spelled(size)``: is ``torch.arange``'s
+    size written as the loader's own batch-size option (an arange's length is more often a
+    sequence's)."""
     statements = small_statements(body)
     made: List[Tuple[str, FullBatchUse]] = []  # name = torch.zeros(batch_size, ...) seen so far
     for small in statements:
+        target = _single_name(small)
         for call in (sub for sub in walk(small) if isinstance(sub, cst.Call)):
-            use = _reshape_use(call, names, is_full) or factory_use(call, is_full) or state_use(call, is_full)
+            use = _reshape_use(call, names, is_full) or factory_use(call, is_full, spelled) or \
+                state_use(call, is_full)
             if use is None:
                 continue
             if use.what == "reshape":
                 yield use
             elif _meets_batch(small, call, names):
                 yield use
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                    isinstance(small.targets[0].target, cst.Name) and small.value is call:
-                made.append((small.targets[0].target.value, use))
+            elif target is not None and (small.value is call or (carries is not None and carries(target))):
+                made.append((target.value, use))
+        if carries is not None and target is not None and not mentions(small.value, names) and \
+                not _is_size_of(small.value):
+            built_here = any(any(sub is u.node for sub in walk(small.value)) for n, u in made if n == target.value)
+            inherited = None if built_here else next(
+                (use for name, use in made if mentions(small.value, {name})), None)
+            if inherited is not None and carries(target):
+                # mask = torch.eye(labels.shape[0]), labels = labels[~mask]: the size carried on
+                made = [(n, u) for n, u in made if n != target.value] + [(target.value, inherited)]
+            elif not built_here:
+                made = [(n, u) for n, u in made if n != target.value]  # rebound to something else
         for name, use in made:
             if small is not use_statement(statements, use) and _meets_batch(small, name, names | {name}) \
                     and mentions(small, {name}) and mentions(_without_targets(small), names):
                 yield use
                 made = [(n, u) for n, u in made if u is not use]
                 break
+
+
+def _single_name(small: Any) -> Optional[cst.Name]:
+    """The name ``small`` assigns (``name = value``), else None."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target
+    return None
 
 
 def use_statement(statements: List[Any], use: FullBatchUse) -> Any:
@@ -239,12 +268,22 @@ def _reshape_use(call: cst.Call, names: Set[str], is_full: Callable[[Any], bool]
     return FullBatchUse(call, first, "reshape") if _spelled_size(first) and is_full(first) else None
 
 
-def factory_use(call: cst.Call, is_full: Callable[[Any], bool]) -> Optional[FullBatchUse]:
+def factory_use(call: cst.Call, is_full: Callable[[Any], bool],
+                spelled: Optional[Callable[[Any], bool]] = None) -> Optional[FullBatchUse]:
     func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in FACTORIES and isinstance(func.value, cst.Name)
-            and func.value.value == "torch" and call.args):
+    if not (isinstance(func, cst.Attribute) and func.attr.value in FACTORIES + ("arange",) and
+            isinstance(func.value, cst.Name) and func.value.value == "torch" and call.args):
         return None
     sizes = [arg.value for arg in call.args if arg.keyword is None]
+    if func.attr.value == "arange":
+        # torch.arange(B) or torch.arange(0, B): B items, when B is spelled as the batch size
+        if len(sizes) == 2 and isinstance(sizes[0], cst.Integer) and sizes[0].value == "0":
+            sizes = sizes[1:]
+        keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+        if len(sizes) != 1 or not keywords <= {"dtype", "device", "requires_grad"} or \
+                spelled is None or not spelled(sizes[0]) or not is_full(sizes[0]):
+            return None
+        return FullBatchUse(call, sizes[0], "factory")
     if func.attr.value in ("full", "randint"):
         sizes = sizes[-1:] if func.attr.value == "randint" else sizes[:1]  # randint(low, high, size)
     if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):

@@ -2,16 +2,19 @@
 spells the configured batch size where the batch's own size belongs."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Optional, Set
+from typing import Any, Callable, Iterator, List, Optional, Set
 
 import libcst as cst
 
-from ...knowledge.data_pipeline import DataLoaderValue, LastBatch
-from ...model.values import FunctionValue, InstanceValue, ScalarValue, TensorValue, Value
+from ...knowledge.data_pipeline import DataLoaderValue, LastBatch, batch
+from ...knowledge.dim_args import ONE_DIM_OPS, SEQUENCE_DIM_OPS
+from ...knowledge.shapes import dim_in_range
+from ...model.values import FunctionValue, InstanceValue, ScalarValue, SymbolValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
+from .batch_rows import RowsScan, loop_seeds
 from .loader_loops import (
     FullBatchUse, SyntaxCache, batch_names, derived_names, factory_use, full_batch_uses, mentions, scope_statements,
     size_guarded, small_statements, state_use, using, walk,
@@ -27,9 +30,13 @@ class LastBatchSizeAssumed(Rule):
     `x.view(batch_size, -1)`, a target or hidden state built with `torch.zeros(batch_size, ...)`
     / `torch.zeros(num_layers, batch_size, hidden)` / `model.init_hidden(batch_size)` that meets
     the batch, in the loop or in the `forward` it calls (`x.view(self.batch_size, -1)`), a loss
-    target built elsewhere for the configured batch (`criterion(D(x), real_labels)`); and, when the
-    last batch holds exactly one sample, a bare `.squeeze()` of the output fed to a binary
-    cross-entropy (it drops the batch dimension of that batch too).
+    target built elsewhere for the configured batch (`criterion(D(x), real_labels)`), labels
+    built with `torch.arange(args.batch_size)` (the option the loader takes its batch size from)
+    and carried through the names computed from them (`torch.cat([...] * n_views)`, a mask
+    `torch.eye(labels.shape[0])`) to where they meet the batch; and, when the last batch holds
+    exactly one sample, a bare `.squeeze()` of the batch's rows (in the loop or in `forward`)
+    that drops the batch dimension of that batch too, before a binary cross-entropy or an op
+    that names a dim the smaller tensor lacks (`torch.cat(pooled, dim=1)`, `F.softmax(x, dim=1)`).
 
     ## Why is this bad?
     When the dataset size is not a multiple of the batch size, the last batch is smaller: with
@@ -37,8 +44,9 @@ class LastBatchSizeAssumed(Rule):
     its end: `RuntimeError: shape '[32, -1]' is invalid for input of size ...`, `ValueError:
     Expected input batch_size (32) to match target batch_size (4)`, `RuntimeError: Expected
     hidden size (1, 4, 64), got [1, 32, 64]`; on a last batch of one, `ValueError: Target size
-    (torch.Size([1])) must be the same as input size (torch.Size([]))`. The warning names the
-    path: the dataset size and
+    (torch.Size([1])) must be the same as input size (torch.Size([]))` or `IndexError: Dimension
+    out of range`. The warning names the path: the dataset size (a `TensorDataset`'s rows, or
+    what the dataset class's `__len__` returns) and
     the last batch's size when they are known, else the condition. A dataset whose size is a
     known multiple of the batch size is not reported.
 
@@ -65,7 +73,8 @@ class LastBatchSizeAssumed(Rule):
     runtime = RuntimeClaim("Exception", r"is invalid for input of size|to match target batch_size|"
                                         r"Expected hidden(\[0\])? size|must match|Sizes of tensors must match|"
                                         r"shapes cannot be multiplied|Using a target size|"
-                                        r"must be the same as input size")
+                                        r"must be the same as input size|Dimension out of range|"
+                                        r"The shape of the mask|out of bounds")
 
     def visit(self, node: cst.For, ctx: RuleContext) -> None:
         loader, enumerated = _loader(node.iter, ctx)
@@ -85,10 +94,11 @@ class LastBatchSizeAssumed(Rule):
         if size_guarded(node.body, names):
             return  # the loop looks at the batch's size itself
         full = _holds(last.batch_size, ctx.value)
-        for use in full_batch_uses(node.body, names, full):
+        spelled = _spelled_as_loader(loader)
+        for use in full_batch_uses(node.body, names, full, _carries(last.batch_size, ctx.value), spelled):
             self._warn(use, last)
             return
-        for use in _uses_in_forward(node.body, names, last, ctx):
+        for use in _uses_in_forward(node.body, names, last, ctx, spelled):
             self._warn(use, last)
             return
         for use in _full_loss_targets(node.body, names, last, ctx):
@@ -101,6 +111,9 @@ class LastBatchSizeAssumed(Rule):
             for use in _squeezed_batch_of_one(node.body, names, ctx):
                 self._warn(use, last)
                 return
+            use = _squeezed_dim_out_of_range(node, loader, enumerated, ctx)
+            if use is not None:
+                self._warn(use, last)
 
     def _warn(self, use: FullBatchUse, last: LastBatch) -> None:
         size = code(use.size_node, 30)
@@ -116,10 +129,17 @@ class LastBatchSizeAssumed(Rule):
         elif use.what == "squeeze":
             what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gets a 0-dim input "
                     "for a target of one sample")
+        elif use.what.startswith("squeeze-dim"):
+            rank, dim, named = use.what.split(":")[1:]
+            size = code(use.size_node, 60)
+            what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gets {rank}-D "
+                    f"{'tensors' if use.many else 'a tensor'} and dim {dim} is out of range (IndexError: "
+                    "Dimension out of range)")
         else:
             how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
             what = f"`{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples"
-        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze"
+        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze" else
+               f"squeeze the named dim (`.squeeze({use.what.split(':')[3]})`)" if use.what.startswith("squeeze")
                else "use the batch's own size (`x.size(0)`)")
         self.report(use.node, f"{path}, and {what}; {fix} or `DataLoader(..., drop_last=True)`")
 
@@ -146,7 +166,42 @@ def _holds(batch_size: int, value_of: Callable[[Any], Value]) -> Callable[[Any],
     return full
 
 
-def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleContext) -> Iterator[FullBatchUse]:
+def _carries(batch_size: int, value_of: Callable[[Any], Value]) -> Callable[[Any], bool]:
+    """Does a name hold a tensor with a dim that is a multiple of the configured batch size
+    (``torch.cat([torch.arange(B)] * 2)``: 2B labels; ``torch.eye(2B)``)?"""
+    def carries(node: Any) -> bool:
+        value = value_of(node)
+        return isinstance(value, TensorValue) and value.shape is not None and any(
+            isinstance(d, int) and not isinstance(d, bool) and d > 0 and d % batch_size == 0 for d in value.shape)
+    return carries
+
+
+def _spelled_as_loader(loader: DataLoaderValue) -> Callable[[Any], bool]:
+    """Is a size written as the option the loader takes its batch size from (``args.batch_size``
+    for ``DataLoader(ds, batch_size=args.batch_size)``: the same last name)?"""
+    call = loader.origin.node if loader.origin is not None else None
+    given = None
+    if isinstance(call, cst.Call):
+        for index, arg in enumerate(call.args):
+            if (arg.keyword is not None and arg.keyword.value == "batch_size") or (arg.keyword is None and index == 1):
+                given = arg.value
+    name = _last_name(given)
+
+    def spelled(size: Any) -> bool:
+        return name is not None and _last_name(size) == name
+    return spelled
+
+
+def _last_name(node: Any) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleContext,
+                     spelled: Optional[Callable[[Any], bool]] = None) -> Iterator[FullBatchUse]:
     """Full-batch uses in the ``forward`` of a model of the file the loop calls with the batch
     (``out = model(x)``): the parameters given a batch tensor are its batch names."""
     for call in (sub for sub in walk(body) if isinstance(sub, cst.Call)):
@@ -163,7 +218,8 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
         if size_guarded(forward.node.body, inner):
             continue
         # values in forward joined over its calls: a size that is B in every one of them
-        yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value))
+        yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value),
+                                   _carries(last.batch_size, ctx.joined_value), spelled)
 
 
 def _called_function(callee: Value) -> "tuple[Optional[FunctionValue], int]":
@@ -275,3 +331,73 @@ def _full_loss_targets(body: Any, names: Set[str], last: LastBatch, ctx: RuleCon
         target = ctx.value(target_node)
         if isinstance(target, TensorValue) and target.shape and target.shape[0] == last.batch_size:
             yield FullBatchUse(call, target_node, "target")
+
+
+def _squeezed_dim_out_of_range(loop: cst.For, loader: DataLoaderValue, enumerated: bool,
+                               ctx: RuleContext) -> Optional[FullBatchUse]:
+    """On a last batch of one sample, a bare ``.squeeze()`` of the batch's rows (in the loop or
+    in the ``forward`` it calls: ``F.max_pool1d(c, c.shape[2]).squeeze()`` of an ``(N, F, 1)``
+    map) drops dim 0 too; the first op after it that names a dim the smaller rank lacks
+    (``torch.cat(pooled, dim=1)`` of what are then 1-D tensors) raises."""
+    if loader.collated is not None:
+        return None  # a collate_fn of the file: dim 0 may not be the rows
+    seeds = loop_seeds(loop.target, enumerated, batch(loader))
+    if not seeds:
+        return None
+    body_nodes = {id(sub) for sub in walk(loop.body)}
+    found: List[FullBatchUse] = []
+
+    def value_of(expr: Any) -> Value:
+        return ctx.value(expr) if id(expr) in body_nodes else ctx.joined_value(expr)
+
+    def on_call(call: cst.Call, kinds: Any, depth: int) -> None:
+        if not found:
+            use = _dim_beyond_squeezed(call, kinds, value_of)
+            if use is not None:
+                found.append(use)
+
+    RowsScan(value_of, on_call, ctx.value).scan(loop.body, seeds)
+    return found[0] if found else None
+
+
+def _dim_beyond_squeezed(call: cst.Call, kinds: Any, value_of: Callable[[Any], Value]) -> Optional[FullBatchUse]:
+    """``call`` names a dim that a squeezed tensor of the batch has on every batch but the one of
+    a single sample: (the use, its rank then, the dim), else None."""
+    func = call.func
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    name, subject, dim_node = "", None, None
+    if isinstance(func, cst.Attribute) and isinstance(value_of(func.value), TensorValue):
+        name, subject = func.attr.value, func.value
+        dim_node = keyword.get("dim", positional[0] if positional else None)
+    else:
+        callee = value_of(func)
+        qualname = callee.qualname if isinstance(callee, SymbolValue) else ""
+        for prefix in ("torch.nn.functional.", "torch."):
+            if qualname.startswith(prefix) and "." not in qualname[len(prefix):]:
+                name = qualname[len(prefix):]
+                break
+        if positional:
+            subject = positional[0]
+            dim_node = keyword.get("dim", positional[1] if len(positional) > 1 else None)
+    if name not in ONE_DIM_OPS or subject is None or dim_node is None:
+        return None
+    kind = kinds(subject)
+    if kind is None or not kind.squeezed or kind.rank_last is None or \
+            kind.many != (name in SEQUENCE_DIM_OPS):
+        return None
+    dim = _literal_int(dim_node)
+    extra = ONE_DIM_OPS[name]
+    if dim is None or not dim_in_range(dim, kind.rank_last + 1, extra) or dim_in_range(dim, kind.rank_last, extra):
+        return None  # wrong on every batch (another rule's), or right on the batch of one too
+    named = ", ".join(str(d) for d in kind.ones) or "1"
+    return FullBatchUse(call, kind.squeeze, f"squeeze-dim:{kind.rank_last}:{dim}:{named}", kind.many)
+
+
+def _literal_int(node: Any) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value)
+    return None

@@ -2,15 +2,17 @@
 along dim 0 (the default) reach a loss whose target holds one row per sample."""
 from __future__ import annotations
 
-from typing import Any, Optional, Set
+from typing import Any, Callable, Optional, Set
 
 import libcst as cst
 
-from ...knowledge.data_pipeline import DataLoaderValue
+from ...knowledge.data_pipeline import DataLoaderValue, batch
+from ...model.values import SequenceValue, TensorValue
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
+from .batch_rows import MANY, RowsScan, loop_seeds
 from .loader_loops import (
     SyntaxCache, batch_names, derived_names, mentions, small_statements, using, walk, walk_children,
 )
@@ -32,8 +34,10 @@ class BatchConcatenatedAlongBatchDim(Rule):
     ## What it does
     Flags, in a loop over a `DataLoader` (or over a name that says it is one, `train_loader`),
     `torch.cat([a, b])` of two or more tensors of the
-    same batch along dim 0 (the default), in the loop or in the `forward` it calls, whose
-    result reaches a loss whose target is the batch's own (one row per sample).
+    same batch along dim 0 (the default), in the loop or in the `forward` it calls, or
+    `torch.cat(crops)` of a list of two or more tensors that each hold the batch's rows (crops a
+    helper of the file returns, `[images[..., :s, :s], ...]`), whose result reaches a loss whose
+    target is the batch's own (one row per sample).
 
     ## Why is this bad?
     `torch.cat` joins along dim 0 unless told otherwise: two `(B, F)` inputs give `(2B, F)`,
@@ -76,7 +80,8 @@ class BatchConcatenatedAlongBatchDim(Rule):
         names = derived_names(node.body, seeds) if seeds else set()
         if not names:
             return
-        joined = _joined_rows(node.body, names, ctx)
+        listed = _lists_of_rows(node, enumerated, ctx)
+        joined = _joined_rows(node.body, names, ctx, listed)
         for small in small_statements(node.body):
             for call in (sub for sub in walk(small) if isinstance(sub, cst.Call)):
                 found = loss_call(ctx, call, _PAIRED_LOSSES)
@@ -85,12 +90,15 @@ class BatchConcatenatedAlongBatchDim(Rule):
                 input_node, target_node = found[2].arg_node("input"), found[2].arg_node("target")
                 if input_node is None or target_node is None or not _per_sample(target_node, seeds, node.body):
                     continue  # the target is not the loader's own labels, one row per sample
-                cat = _rows_joined(input_node, names, joined, ctx)
+                cat = _rows_joined(input_node, names, joined, ctx, listed=listed)
                 if cat is not None:
-                    self.report(call, f"`{code(cat, 50)}` joins tensors of one batch along dim 0 (torch.cat's "
-                                      f"default), so `{code(input_node, 30)}` holds their rows one after the other "
-                                      f"while the target `{code(target_node, 30)}` holds one row per sample; "
-                                      "concatenate the features with `dim=1` (or `dim=-1`)")
+                    along = "along dim 0" + (" (torch.cat's default)" if len(cat.args) == 1 else "")
+                    fix = ("concatenate the features with `dim=1` (or `dim=-1`)"
+                           if isinstance(cat.args[0].value, (cst.List, cst.Tuple)) else
+                           "fold the rows back per sample first (`.view(n, batch, -1).mean(0)`)")
+                    self.report(call, f"`{code(cat, 50)}` joins tensors of one batch {along}, so "
+                                      f"`{code(input_node, 30)}` holds their rows one after the other "
+                                      f"while the target `{code(target_node, 30)}` holds one row per sample; {fix}")
                     return
 
 
@@ -131,23 +139,49 @@ def _per_sample(node: Any, seeds: Set[str], body: Any) -> bool:
     return True
 
 
-def _concatenation(node: Any, names: Set[str]) -> Optional[cst.Call]:
+def _concatenation(node: Any, names: Set[str], listed: Callable[[Any], bool] = lambda parts: False) -> Optional[cst.Call]:
     """A ``torch.cat([a, b, ...])`` along dim 0 in ``node`` whose two or more parts all belong
-    to the batch (``names``), else None."""
+    to the batch (``names``), or ``torch.cat(parts)`` of a list ``listed`` says holds two or more
+    tensors of the batch's rows (``crops = five_crop(images)``), else None."""
     for sub in walk(node):
         if not (isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) and sub.func.attr.value in _CATS
                 and isinstance(sub.func.value, cst.Name) and sub.func.value.value == "torch" and sub.args):
             continue
         parts = sub.args[0].value
-        if not isinstance(parts, (cst.List, cst.Tuple)) or len(parts.elements) < 2 or \
-                any(isinstance(e, cst.StarredElement) for e in parts.elements):
-            continue
         dims = [a.value for a in sub.args[1:] if a.keyword is None or a.keyword.value in ("dim", "axis")]
         if dims and not (isinstance(dims[0], cst.Integer) and dims[0].value == "0"):
             continue  # joined along another dim: the batch keeps its size
+        if sub.args[0].keyword is None and not sub.args[0].star and listed(parts):
+            return sub
+        if not isinstance(parts, (cst.List, cst.Tuple)) or len(parts.elements) < 2 or \
+                any(isinstance(e, cst.StarredElement) for e in parts.elements):
+            continue
         if all(mentions(e.value, names) for e in parts.elements):
             return sub
     return None
+
+
+def _lists_of_rows(loop: cst.For, enumerated: bool, ctx: RuleContext) -> Callable[[Any], bool]:
+    """Which names of the loop body hold a list of two or more tensors each with one row per
+    sample of the batch (``crops = five_crop(images)``, ``views`` of a batch of views)."""
+    loader, _ = _loader(loop.iter, ctx)
+    if not isinstance(loader, DataLoaderValue) or loader.collated is not None:
+        return lambda parts: False
+    seeds = loop_seeds(loop.target, enumerated, batch(loader))
+    if not seeds:
+        return lambda parts: False
+    scan = RowsScan(ctx.value, lambda call, kinds, depth: None)
+    known: list = []  # what the body's names hold, scanned at the first concatenation asked about
+
+    def listed(parts: Any) -> bool:
+        if not known:
+            known.append(scan.scan(loop.body, seeds))
+        if scan.kind(parts, known[0]) != MANY:
+            return False
+        value = ctx.value(parts)
+        return isinstance(value, SequenceValue) and value.container in ("list", "tuple") and \
+            value.items is not None and len(value.items) >= 2 and all(isinstance(i, TensorValue) for i in value.items)
+    return listed
 
 
 def _row_changing(node: Any, inside: Optional[cst.Call] = None) -> bool:
@@ -166,7 +200,8 @@ def _row_changing(node: Any, inside: Optional[cst.Call] = None) -> bool:
     return False
 
 
-def _joined_rows(body: Any, names: Set[str], ctx: RuleContext) -> dict:
+def _joined_rows(body: Any, names: Set[str], ctx: RuleContext,
+                 listed: Callable[[Any], bool] = lambda parts: False) -> dict:
     """Names the body binds to rows joined by a concatenation along dim 0 (name -> the cat)."""
     joined: dict = {}
     for small in small_statements(body):
@@ -174,7 +209,7 @@ def _joined_rows(body: Any, names: Set[str], ctx: RuleContext) -> dict:
                 and isinstance(small.targets[0].target, cst.Name)):
             continue
         name = small.targets[0].target.value
-        cat = _rows_joined(small.value, names, joined, ctx)
+        cat = _rows_joined(small.value, names, joined, ctx, listed=listed)
         if cat is not None:
             joined[name] = cat
         else:
@@ -182,9 +217,10 @@ def _joined_rows(body: Any, names: Set[str], ctx: RuleContext) -> dict:
     return joined
 
 
-def _rows_joined(node: Any, names: Set[str], joined: dict, ctx: RuleContext, depth: int = 0) -> Optional[cst.Call]:
+def _rows_joined(node: Any, names: Set[str], joined: dict, ctx: RuleContext, depth: int = 0,
+                 listed: Callable[[Any], bool] = lambda parts: False) -> Optional[cst.Call]:
     """The concatenation whose joined rows ``node`` still holds, or None."""
-    cat = _concatenation(node, names)
+    cat = _concatenation(node, names, listed)
     if cat is not None:
         return None if _row_changing(node, cat) else cat
     if _row_changing(node):
