@@ -125,3 +125,26 @@ def test_deeply_nested_helper_calls_terminate():
     start = time.perf_counter()
     Interpreter(cst.parse_module("\n".join(lines) + "\n")).run()
     assert time.perf_counter() - start < 10.0
+
+
+def test_an_imported_class_methods_are_walked_once_per_process(tmp_path, monkeypatch):
+    # Every file subclassing an imported class builds the prototype of its subclass, which asks
+    # what each inherited method assigns on self: the base's methods are walked once per
+    # process (engine/syntax.py keeps the answer for trees analyses share), not once per file.
+    from torchtype_lint.checker.check import check_source
+    from torchtype_lint.engine import syntax
+
+    (tmp_path / "base.py").write_text(
+        "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    def reset(self):\n        self.scale = 2.0\n")
+    user = ("import torch\nfrom base import Base\n\n\nclass Net{i}(Base):\n    def forward(self, x):\n"
+            "        return x.float() * self.scale\n")
+    walked = []
+    walk = syntax._self_attributes_assigned
+    monkeypatch.setattr(syntax, "_self_attributes_assigned", lambda body, owner: walked.append(body) or walk(body, owner))
+    syntax._kept_assigned.clear()
+    for i in range(3):
+        path = tmp_path / f"net{i}.py"
+        path.write_text(user.format(i=i))
+        check_source(path.read_text(), str(path))
+    reset_bodies = [body for body in walked if "self.scale = " in cst.Module(body=[]).code_for_node(body)]
+    assert len(reset_bodies) == 1

@@ -284,7 +284,8 @@ def prototype(interp: "Interpreter", cls: ClassValue) -> InstanceValue:
             owner_name = first_param(method.node)
             if owner_name is None:
                 continue
-            for attr in self_attributes_assigned(method.node.body, owner_name):
+            imported = home_of(interp, method.node) is not interp.main_home  # a tree analyses share
+            for attr in self_attributes_assigned(method.node.body, owner_name, keep=imported):
                 if attr in proto.attrs:
                     proto.attrs[attr] = TOP
         # Code of another class or function may rebuild it too (`layer.cache = (True, {...})`

@@ -3,6 +3,7 @@ decorators, a method's first parameter, the attributes a method assigns on ``sel
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -83,9 +84,33 @@ def small_statements(body: Any) -> Iterator[Any]:
                 stack.append(final.body)
 
 
-def self_attributes_assigned(body: Any, owner: str) -> List[str]:
+#: Method bodies of imported modules and the owner parameter -> ``self_attributes_assigned``.
+#: Their trees are parsed once per process and shared by every analysis importing them
+#: (``source/project/sources.py``), each of which builds its own prototypes of their classes:
+#: ``torch.nn.Module``'s 90 methods walked again for every file. Keys hold their nodes (an id
+#: is never reused while kept); least recently used first out.
+_kept_assigned: "OrderedDict[Tuple[Any, str], Tuple[str, ...]]" = OrderedDict()
+KEPT_ASSIGNED_SIZE = 2048
+
+
+def self_attributes_assigned(body: Any, owner: str, keep: bool = False) -> Sequence[str]:
     """Names ``X`` of ``owner.X = ...`` statements in a function body (nested blocks included,
-    nested functions and classes not)."""
+    nested functions and classes not). ``keep``: the body belongs to a tree that outlives the
+    analysis (an imported module's): the answer is kept for the next analyses."""
+    if not keep:
+        return _self_attributes_assigned(body, owner)
+    key = (body, owner)
+    names = _kept_assigned.get(key)
+    if names is None:
+        names = _kept_assigned[key] = tuple(_self_attributes_assigned(body, owner))
+        if len(_kept_assigned) > KEPT_ASSIGNED_SIZE:
+            _kept_assigned.popitem(last=False)
+    else:
+        _kept_assigned.move_to_end(key)
+    return names
+
+
+def _self_attributes_assigned(body: Any, owner: str) -> List[str]:
     found: List[str] = []
     for small in small_statements(body):
         targets: List[Any] = []
