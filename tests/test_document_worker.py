@@ -73,3 +73,15 @@ def test_a_child_that_dies_is_reported_and_replaced(monkeypatch) -> None:
     assert [f.code for f in died.findings] == ["TTL000"] and "exited with status 9" in died.findings[0].message
     result, _ = check_document(BUG, "bug.py", Settings())
     assert [f.code for f in result.findings] == ["TTL401"]
+
+
+def test_a_child_started_and_warmed_ahead_answers_the_first_document_like_check_source() -> None:
+    from torchtype_lint.run.incremental import worker
+
+    worker.start()
+    warmed = resident._resident.pid
+    worker.warm()  # the warm-up program in the child leaves no document behind
+    result, last_run = check_document(BUG, "bug.py", Settings())
+    assert resident._resident.pid == warmed
+    assert _codes(result) == _codes(check_source(BUG, "bug.py"))
+    assert last_run.incremental is False  # a first analysis: nothing kept from the warm-up

@@ -129,3 +129,28 @@ def test_the_child_ends_with_the_process_that_started_it(tmp_path):
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_before_start_runs_only_when_a_child_is_forked():
+    calls = []
+    first = resident.call_resident(_pid, seconds=30, before_start=lambda: calls.append(1))
+    assert resident.call_resident(_pid, seconds=30, before_start=lambda: calls.append(2)) == first
+    assert calls == [1]  # the running child took the second call: nothing to prepare
+    with pytest.raises(BoundExceeded):
+        resident.call_resident(_die, seconds=30)
+    assert resident.call_resident(_pid, seconds=30, before_start=lambda: calls.append(3)) != first
+    assert calls == [1, 3]
+
+
+def test_a_child_started_ahead_answers_the_calls_of_other_threads():
+    import threading
+
+    resident.start_resident()
+    started = resident._resident.pid
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(resident.call_resident(_pid, seconds=30)))
+    thread.start()
+    thread.join()
+    assert answers == [started]
+    resident.start_resident()  # one running already: no second child
+    assert resident._resident.pid == started

@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 from .. import __version__
 from ..checker.check import Settings
 from ..model.findings import Finding, Location, rule_url
-from ..run.incremental.worker import check_document
+from ..run.incremental.worker import check_document, start as start_worker, warm as warm_worker
 from ..source.lines import LINE_BREAK
 from .lsp_hover import (  # noqa: F401 - hover_markdown & co. were defined here; kept importable
     FEATURE_KEYS,
@@ -217,12 +217,22 @@ def non_overlapping(edits: Sequence[Tuple[Location, str]]) -> List[Tuple[Locatio
     return kept
 
 
-def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handlers belong together
-    """The pygls server with every handler registered (imported here: pygls is optional)."""
+def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # noqa: C901 - the handlers belong together
+    """The pygls server with every handler registered (imported here: pygls is optional).
+    ``warm``: start the analysis child at once and get it ready before the first document
+    arrives (``incremental/worker.py``), as ``torchtype-lint lsp`` does (from the main thread)."""
+    from importlib.util import find_spec
+
+    from .lsp_queue import ChildQueue
+
+    #: The analyses waiting for, or running in, the resident child: one at a time.
+    queue = ChildQueue()
+    if warm and find_spec("pygls") is not None:
+        start_worker()  # forked from this thread, before any other thread exists
+        queue.submit(warm_worker)  # first in the queue: the child loads the rules while we import pygls
     from lsprotocol import types as T
     from pygls.uris import from_fs_path, to_fs_path
 
-    from .lsp_queue import ChildQueue
     from .lsp_replies import ReplyingLanguageServer
 
     # Notebooks: every cell is synced (markdown too) so that cell numbers match the file's.
@@ -231,8 +241,6 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
     # Every request gets a reply, even one whose params pygls cannot read (see lsp_replies).
     server = ReplyingLanguageServer(SOURCE, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
                             notebook_document_sync=notebook_sync)
-    #: The analyses waiting for, or running in, the resident child: one at a time.
-    queue = ChildQueue()
     #: By document URI; a notebook's analyses are stored under its cells' URIs.
     analyses: Dict[str, Analysis] = {}
     pending: Dict[str, "asyncio.Task[None]"] = {}
@@ -603,7 +611,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS):  # noqa: C901 - the handl
 def main(args: Optional[argparse.Namespace] = None) -> int:
     """``torchtype-lint lsp``: serve on stdin/stdout until the client says exit."""
     try:
-        server = create_server()
+        server = create_server(warm=True)
     except ImportError as exc:
         print(f"torchtype-lint: error: the language server needs pygls 2 ({exc}); "
               "install it with `pip install 'torchtype-lint[lsp]'`", file=sys.stderr)

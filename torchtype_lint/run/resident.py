@@ -38,24 +38,49 @@ _HEADER = struct.Struct(">Q")
 
 
 def call_resident(function: Callable[..., T], *args: Any, seconds: float,
-                  memory: int = bounded.MEMORY_LIMIT_BYTES) -> T:
+                  memory: int = bounded.MEMORY_LIMIT_BYTES,
+                  before_start: Optional[Callable[[], None]] = None) -> T:
     """``function(*args)`` (a module-level function: it is pickled) in this process's resident
-    child, started on first need; raises ``BoundExceeded`` as ``bounded.call_bounded`` does."""
+    child, started on first need; raises ``BoundExceeded`` as ``bounded.call_bounded`` does.
+    ``before_start`` runs here just before a new child is forked (what the child should
+    inherit loaded: ``check.warm_up``), not when the running child takes the call."""
     global _resident
     if not bounded.can_fork():
         return bounded.call_deep(function, *args)
     with _lock:  # one child, one request in flight: callers from several threads take turns
-        if _resident is not None and _resident.owner == os.getpid() and _resident.exited():
-            _resident = None  # died while idle (its parent-death signal, a kill): start afresh
-        if _resident is None or _resident.owner != os.getpid():
-            # None yet, or one inherited from the process we were forked from: never shared.
-            _resident = _Resident(memory)
-            _stop_at_exit()
+        _resident = _running(memory, before_start)
         try:
             return _resident.call(function, args, seconds)
         finally:
             if not _resident.alive:
                 _resident = None
+
+
+def start_resident(memory: int = bounded.MEMORY_LIMIT_BYTES) -> None:
+    """Fork this process's resident child now, if it has none running, to answer calls later.
+    The child dies when the thread calling this ends (``bounded.die_with_parent``): call it from
+    a thread that outlives the child's use (the language server's main thread, before any other
+    thread exists: a fork while another thread imports could leave the child an import lock
+    nobody releases)."""
+    global _resident
+    if bounded.can_fork():
+        with _lock:
+            _resident = _running(memory, None)
+
+
+def _running(memory: int, before_start: Optional[Callable[[], None]]) -> "_Resident":
+    """The running child of this process, forked now if there is none (``_lock`` held)."""
+    if _resident is not None and _resident.owner == os.getpid() and _resident.exited():
+        resident = None  # died while idle (its parent-death signal, a kill): start afresh
+    else:
+        resident = _resident
+    if resident is None or resident.owner != os.getpid():
+        # None yet, or one inherited from the process we were forked from: never shared.
+        if before_start is not None:
+            before_start()
+        resident = _Resident(memory)
+        _stop_at_exit()
+    return resident
 
 
 class _Resident:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..bounded import BoundExceeded, hard_deadline
 from ..cache import finding_from_dict, finding_to_dict
-from ..resident import call_resident
+from ..resident import call_resident, start_resident
 from ...model.settings import FileResult, Settings
 from .session import IncrementalChecker, LastRun
 
@@ -29,14 +29,42 @@ def check_document(source: str, path: str, settings: Settings,
     child, is one TTL000 finding. Never raises."""
     from ...checker.check import _tool_finding, warm_up
 
-    warm_up()  # the resident child inherits the loaded rules and tables
     try:
+        # A new child inherits the loaded rules and tables (one started by ``start`` loads its own).
         dicts, dependencies, last_run = call_resident(_check_in_child, source, path, settings, dict(overlay or {}),
-                                                      seconds=hard_deadline(settings.time_budget))
+                                                      seconds=hard_deadline(settings.time_budget),
+                                                      before_start=warm_up)
     except BoundExceeded as exc:
         why = f"internal error while analysing this file: {exc}" if exc.raised else f"not analysed: {exc}"
         return FileResult(path, [_tool_finding("TTL000", path, why)], source), None
     return FileResult(path, [finding_from_dict(d, path) for d in dicts], source, dependencies=dependencies), last_run
+
+
+def start() -> None:
+    """Start the resident child now, before the first document arrives (the language server,
+    from its main thread before any other thread exists: ``resident.start_resident``); ``warm``
+    then gets it ready while this process goes on starting."""
+    start_resident()
+
+
+def warm() -> None:
+    """In the resident child: load the rules and tables and run a small program through an
+    incremental checker of its own (kept nowhere), so that the first document's analysis costs
+    only its own. Waits for it: for a thread of its own (the language server's queue), while
+    the process goes on starting (pygls' imports, on another core). Never raises."""
+    try:
+        call_resident(_warm_child, seconds=hard_deadline(Settings().time_budget))
+    except Exception:  # noqa: BLE001 - a failed warm-up only leaves the first analysis slower
+        pass
+
+
+def _warm_child() -> None:
+    from ...checker.check import _WARM_UP_PROGRAM, warm_up
+    from ...model.selection import Selection
+
+    warm_up()
+    IncrementalChecker().check(_WARM_UP_PROGRAM, "<warm-up>",
+                               Settings(selection=Selection(select=["TTL"], extend_select=["TTL9"])))
 
 
 def _check_in_child(source: str, path: str, settings: Settings, overlay: Dict[str, str]
