@@ -4,7 +4,7 @@ constructor called from ``main``), heap objects of knowledge values joined in a 
 iterated (a list of ``TensorDataset``s, one per client), dtype comparisons that decide a
 branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shape[-2:]``),
 ``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows, the full first batch of
-a loader whose last batch falls short.
+a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar.
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -231,6 +231,18 @@ _FIRST_BATCH = """
         h = h + pe{layout}  # <-
 """
 
+_PROGRESS_BAR = """
+    from tqdm import tqdm
+    from tqdm.auto import tqdm as auto_tqdm
+
+    features = torch.from_numpy(np.random.default_rng(0).standard_normal((40, 3))){cast}
+    loader = DataLoader(TensorDataset(features, torch.randn(40)), batch_size=4)
+    model = nn.Linear(3, 1)
+    for epoch in auto_tqdm(range(2)):
+        for x, y in tqdm(loader, desc="train", leave=False):
+            model(x)  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -244,6 +256,8 @@ CASES = [
          _CEIL_GRID.format(padding=""), _CEIL_GRID.format(padding=", padding=1")),
     Case("unfold_windows_into_linear", "TTL502", "cannot be multiplied",
          _WINDOWS.format(size=10), _WINDOWS.format(size=12)),
+    Case("loader_wrapped_in_a_progress_bar", "TTL401", "must have the same dtype",
+         _PROGRESS_BAR.format(cast=""), _PROGRESS_BAR.format(cast=".float()")),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),

@@ -19,7 +19,9 @@ from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import device_origin, moved
-from ..knowledge.data_pipeline import DATALOADER_NAMES, TENSOR_DATASET_NAMES, dataloader, tensor_dataset
+from ..knowledge.data_pipeline import (
+    DATALOADER_NAMES, PROGRESS_BARS, TENSOR_DATASET_NAMES, dataloader, progress_bar, tensor_dataset,
+)
 from ..knowledge.defaults import (
     DEFAULT_DEVICE_SETTERS, SET_DEFAULT_DTYPE, forget_default_device, set_default_dtype,
 )
@@ -326,6 +328,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return NoneValue()
     if qualname in TENSOR_DATASET_NAMES:
         return tensor_dataset(args, node)
+    if qualname in PROGRESS_BARS:
+        return progress_bar(args)
     if qualname in DATALOADER_NAMES:
         return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node),
                           lambda fn, items: _collate_with(interp, fn, items, node),

@@ -16,6 +16,9 @@ from ..model.values import (
 from .indexing import index_first
 
 TENSOR_DATASET_NAMES = ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset")
+#: Progress bars that yield their iterable's items unchanged (``for x, y in tqdm(loader)``).
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.std.tqdm", "tqdm.auto.tqdm", "tqdm.autonotebook.tqdm",
+                           "tqdm.notebook.tqdm", "tqdm.rich.tqdm", "tqdm.tqdm_notebook"})
 DATALOADER_NAMES = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 
 
@@ -110,6 +113,14 @@ class TensorDatasetValue(Value):
         if item is TOP:
             return None
         return TensorDatasetValue(item, self.origin, self.length if self.length == other.length else None)
+
+
+def progress_bar(args: CallArgs) -> Value:
+    """``tqdm(loader, desc=...)``: iterating the bar gives what iterating its iterable gives, so
+    the engine lets the iterable stand for the bar (``for x, y in tqdm(loader)`` gets batches)."""
+    if args.has_star:
+        return TOP
+    return args.get(0, "iterable")
 
 
 def tensor_dataset(args: CallArgs, node: Any) -> Value:
