@@ -256,6 +256,15 @@ SILENT = {
     for (x,) in DataLoader(TensorDataset(torch.randn(20, length, 4)), batch_size=batch_size):
         out = x + embed(torch.arange(length))
     """,
+    # a list with an item by its syntax: testing it for emptiness later is only defensive
+    "never_empty_list_tested_after": """
+    def pick(rows, rest):
+        chosen = [0] + rest
+        picked = rows[torch.tensor(chosen)]
+        return picked.sum(0) / max(len(chosen), 1)
+
+    total = pick(torch.randn(4, 3), [1, 2])
+    """,
     # the list is checked before it is an index
     "empty_list_checked_first": """
     rows = torch.randn(0, 3)

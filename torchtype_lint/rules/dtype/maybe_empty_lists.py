@@ -74,6 +74,8 @@ def _empty_path(call: cst.Call, ctx: RuleContext) -> Optional[EmptyPath]:
     if len(uses.bindings) != 1:
         return None  # bound more than once: not our path
     if uses.tested:
+        if _never_empty(uses.bindings[0]):
+            return None  # [0] + rest: a test for emptiness is only defensive
         return _tested_after(call, data.value, uses, scope)  # checked for emptiness: only after the call?
     binding = uses.bindings[0]
     if isinstance(binding, cst.ListComp) and _filtered(binding):
@@ -98,6 +100,16 @@ def _tested_after(call: cst.Call, name: str, uses: "_Uses", scope: Any) -> Optio
         return None
     return EmptyPath(call, f"when `{name}` is empty, as the code allows for after this call "
                            f"(`{code(emptiness[0], 40)}`)")
+
+
+def _never_empty(binding: Any) -> bool:
+    """A list the syntax shows has an item: a list literal with elements, or one added to
+    another list (``[0] + rest``)."""
+    if isinstance(binding, (cst.List, cst.Tuple)):
+        return bool(binding.elements)
+    if isinstance(binding, cst.BinaryOperation) and isinstance(binding.operator, cst.Add):
+        return _never_empty(binding.left) or _never_empty(binding.right)
+    return False
 
 
 def _walk_scope(scope: Any) -> Iterator[Any]:
