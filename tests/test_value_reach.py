@@ -4,7 +4,8 @@ constructor called from ``main``), heap objects of knowledge values joined in a 
 iterated (a list of ``TensorDataset``s, one per client), dtype comparisons that decide a
 branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shape[-2:]``),
 ``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows, the full first batch of
-a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar.
+a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar, layers built
+through ``functools.partial``.
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -243,6 +244,28 @@ _PROGRESS_BAR = """
             model(x)  # <-
 """
 
+_PARTIAL = """
+    from functools import partial
+
+
+    def make_head(in_features, num_classes, bias=True):
+        return nn.Linear(in_features, num_classes, bias=bias)
+
+
+    class Block(nn.Module):
+        def __init__(self, dim, norm_layer=nn.LayerNorm, head_layer=None):
+            super().__init__()
+            self.norm = norm_layer(dim)
+            self.head = head_layer(dim)
+
+        def forward(self, x):
+            return self.head(self.norm(x))
+
+
+    block = Block(16, norm_layer=partial(nn.LayerNorm, eps=1e-6), head_layer=partial(make_head, num_classes=4))
+    block(torch.randn(2, 16){cast})
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -258,6 +281,10 @@ CASES = [
          _WINDOWS.format(size=10), _WINDOWS.format(size=12)),
     Case("loader_wrapped_in_a_progress_bar", "TTL401", "must have the same dtype",
          _PROGRESS_BAR.format(cast=""), _PROGRESS_BAR.format(cast=".float()")),
+    Case("layers_built_through_functools_partial", "TTL401", "must have the same dtype",
+         _PARTIAL.format(cast=".half()").replace("return self.head(self.norm(x))",
+                                                 "return self.head(self.norm(x))  # <-"),
+         _PARTIAL.format(cast="")),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),

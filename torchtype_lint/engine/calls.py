@@ -60,7 +60,7 @@ from .copying import deep_copied
 from .dynamic_attributes import dict_owner, update_dict
 from .functions import call_function, instantiate
 from .modules import ModuleNamespace, namespace_attribute
-from .runtime import Assignment, BoundMethod, Frame, SuperValue
+from .runtime import Assignment, BoundMethod, Frame, PartialValue, SuperValue
 from .syntax import first_param, function_name, has_decorator, self_attributes_assigned
 
 if TYPE_CHECKING:
@@ -78,6 +78,10 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     else:
         callee_value = interp.eval(func)
     args = eval_args(interp, node)
+    while isinstance(callee_value, PartialValue):
+        # partial(nn.LayerNorm, eps=1e-6)(dim): the function with the stored arguments first
+        args = callee_value.completed(args)
+        callee_value = callee_value.func
     if isinstance(func, cst.Attribute) and func.attr.value in MODE_METHODS and receiver is TOP:
         interp.training_unknown = True  # m.eval() of a module the engine does not know
     if isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
@@ -330,6 +334,11 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return tensor_dataset(args, node)
     if qualname in PROGRESS_BARS:
         return progress_bar(args)
+    if qualname == "functools.partial":
+        if not args.pos or args.has_star or args.pos[0] is TOP:
+            return TOP
+        return PartialValue(args.pos[0], CallArgs(list(args.pos[1:]), dict(args.kw), list(args.pos_nodes[1:]),
+                                                  dict(args.kw_nodes)))
     if qualname in DATALOADER_NAMES:
         return dataloader(args, node, lambda dataset: _dataset_item(interp, dataset, node),
                           lambda fn, items: _collate_with(interp, fn, items, node),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..model.values import ClassValue, FunctionValue, InstanceValue, Value
+from ..model.values import CallArgs, ClassValue, FunctionValue, InstanceValue, Value
 
 
 class AnalysisBudgetExceeded(Exception):
@@ -44,6 +44,32 @@ class BoundMethod(Value):
 
     def describe(self) -> str:
         return f"bound method {getattr(getattr(self.function.node, 'name', None), 'value', '<lambda>')}"
+
+
+class PartialValue(Value):
+    """``functools.partial(func, *args, **keywords)``: calling it calls ``func`` with these
+    arguments first (``norm_layer = partial(nn.LayerNorm, eps=1e-6)``; ``norm_layer(dim)``)."""
+
+    __slots__ = ("func", "args", "origin")
+    kind = "partial"
+
+    def __init__(self, func: Value, args: CallArgs):
+        self.func = func
+        self.args = args
+        self.origin = None
+
+    def describe(self) -> str:
+        return f"partial({self.func.describe()})"
+
+    def completed(self, args: CallArgs) -> CallArgs:
+        """The arguments ``func`` gets: the stored positional ones, then the call's; the call's
+        keywords override the stored ones."""
+        kw = dict(self.args.kw)
+        kw.update(args.kw)
+        kw_nodes = dict(self.args.kw_nodes)
+        kw_nodes.update(args.kw_nodes)
+        return CallArgs(list(self.args.pos) + list(args.pos), kw, list(self.args.pos_nodes) + list(args.pos_nodes),
+                        kw_nodes, self.args.has_star or args.has_star, None)
 
 
 class SuperValue(Value):
