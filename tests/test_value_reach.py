@@ -5,7 +5,8 @@ iterated (a list of ``TensorDataset``s, one per client), dtype comparisons that 
 branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shape[-2:]``),
 ``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows, the full first batch of
 a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar, layers built
-through ``functools.partial``.
+through ``functools.partial``, datasets split (``random_split``, ``Subset``, ``ConcatDataset``),
+indexed (a class's own ``__getitem__``) and measured (its ``__len__``).
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -266,6 +267,34 @@ _PARTIAL = """
     block(torch.randn(2, 16){cast})
 """
 
+_SPLITS = """
+    from torch.utils.data import ConcatDataset, Subset, random_split
+
+
+    class Readings(Dataset):
+        def __init__(self, n):
+            self.x = torch.from_numpy(np.random.default_rng(0).standard_normal((n, 6))){cast}
+            self.y = torch.randint(0, 3, (n,))
+
+        def __len__(self):
+            return len(self.y)
+
+        def __getitem__(self, i):
+            return self.x[i], self.y[i]
+
+
+    data = Readings(100)
+    train_set, val_set = random_split(data, [0.8, 0.2])
+    extra = ConcatDataset([Subset(data, list(range(10))), val_set])
+    model = nn.Linear(6, 3)
+    sample, _ = data[0]
+    model(sample.unsqueeze(0))  # <-
+    for x, y in DataLoader(train_set, batch_size=16, shuffle=True):
+        F.cross_entropy(model(x), y)
+    for x, y in DataLoader(extra, batch_size=len(extra)):
+        F.cross_entropy(model(x), y)
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -285,6 +314,8 @@ CASES = [
          _PARTIAL.format(cast=".half()").replace("return self.head(self.norm(x))",
                                                  "return self.head(self.norm(x))  # <-"),
          _PARTIAL.format(cast="")),
+    Case("datasets_split_and_indexed", "TTL401", "must have the same dtype",
+         _SPLITS.format(cast=""), _SPLITS.format(cast=".float()")),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),
@@ -418,3 +449,26 @@ def test_python_random_and_math_results_match_python() -> None:
             assert value == ScalarValue("int", fn(x)) and type(fn(x)) is int
         inf = int_function(qualname, CallArgs([ScalarValue("float", math.inf)]))
         assert inf == ScalarValue("int")  # math.ceil(inf) raises: no value claimed
+
+
+def test_random_split_lengths_match_torch() -> None:
+    torch = pytest.importorskip("torch")
+    from torch.utils.data import random_split
+    from torchtype_lint.knowledge.data_pipeline import split_lengths
+
+    import warnings
+
+    for size in (0, 1, 7, 10, 41, 100):
+        for lengths in ([0.8, 0.2], [0.3, 0.3, 0.4], [0.5, 0.5], [1.0], [0.1] * 10, [size], [size - 3, 3],
+                        [0, size], [1, 0], [2, 2], [0.7, 0.2]):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)  # "Length of split at index 1 is 0"
+                    expected = tuple(len(part) for part in random_split(range(size), lengths))
+            except ValueError:
+                expected = None
+            got = split_lengths(size, tuple(lengths))
+            if all(n >= 0 for n in lengths):
+                assert got == expected, (size, lengths)
+            else:
+                assert got is None  # torch makes empty parts of negative lengths: not claimed

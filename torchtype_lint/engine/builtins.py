@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 import libcst as cst
 
 from ..knowledge import torch_api as T
-from ..knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue, batch
+from ..knowledge.data_pipeline import DataLoaderValue, SubsetValue, TensorDatasetValue, batch, dataset_item
 from ..knowledge.indexing import index_first
 from ..knowledge.module_state import same_entries
 from ..knowledge.symbolic_dims import as_dim, has_names, product, quotient, symbolic
@@ -253,6 +253,8 @@ def iterate(iterable: Value) -> Value:
                           iterable.origin)
     if isinstance(iterable, TensorDatasetValue):
         return iterable.item
+    if isinstance(iterable, SubsetValue):
+        return dataset_item(iterable)  # a random_split part of a TensorDataset: its rows
     if isinstance(iterable, DataLoaderValue):
         return batch(iterable)
     if isinstance(iterable, ModuleValue):

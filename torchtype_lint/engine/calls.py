@@ -20,7 +20,9 @@ from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import device_origin, moved
 from ..knowledge.data_pipeline import (
-    DATALOADER_NAMES, PROGRESS_BARS, TENSOR_DATASET_NAMES, dataloader, progress_bar, tensor_dataset,
+    CONCAT_DATASET_NAMES, DATALOADER_NAMES, PROGRESS_BARS, RANDOM_SPLIT_NAMES, SUBSET_NAMES,
+    TENSOR_DATASET_NAMES, SubsetValue, TensorDatasetValue, concat_dataset, dataloader, dataset_size,
+    progress_bar, random_split, subset, tensor_dataset,
 )
 from ..knowledge.defaults import (
     DEFAULT_DEVICE_SETTERS, SET_DEFAULT_DTYPE, forget_default_device, set_default_dtype,
@@ -334,6 +336,15 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return tensor_dataset(args, node)
     if qualname in PROGRESS_BARS:
         return progress_bar(args)
+    if qualname in SUBSET_NAMES:
+        return subset(args, node)
+    if qualname in RANDOM_SPLIT_NAMES:
+        return random_split(args, node, lambda dataset: _dataset_length(interp, dataset, node))
+    if qualname in CONCAT_DATASET_NAMES:
+        return concat_dataset(args, node, lambda dataset: _dataset_length(interp, dataset, node))
+    if qualname == "builtins.len" and len(args.pos) == 1 and not args.kw and not args.has_star \
+            and isinstance(args.pos[0], (InstanceValue, TensorDatasetValue, SubsetValue)):
+        return _length(interp, args.pos[0], node)
     if qualname == "functools.partial":
         if not args.pos or args.has_star or args.pos[0] is TOP:
             return TOP
@@ -401,6 +412,36 @@ def _dataset_length(interp: "Interpreter", dataset: InstanceValue, node: Any) ->
     if isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int) \
             and not isinstance(value.const, bool) and value.const >= 0:
         return value.const
+    return None
+
+
+def _length(interp: "Interpreter", value: Value, node: Any) -> Value:
+    """``len(x)`` of a dataset (its items, through subsets) or of an instance of a class of the
+    file (what its ``__len__`` returns)."""
+    size = dataset_size(value, lambda dataset: _dataset_length(interp, dataset, node))
+    if size is not None:
+        return ScalarValue("int", size)
+    if isinstance(value, InstanceValue) and isinstance(value.cls.methods.get("__len__"), FunctionValue):
+        result = call_function(interp, value.cls.methods["__len__"], CallArgs(), node, value, force=True)
+        return result if isinstance(result, ScalarValue) and result.pytype == "int" else ScalarValue("int")
+    return ScalarValue("int")
+
+
+def item_of(interp: "Interpreter", container: Value, index: Value, index_node: Any, node: Any) -> Optional[Value]:
+    """``container[index]`` of an instance of a class of the file (its ``__getitem__``) or of a
+    dataset (a TensorDataset's row, a subset's item); None when neither."""
+    if isinstance(container, (TensorDatasetValue, SubsetValue)):
+        base = container
+        while isinstance(base, SubsetValue):
+            base = base.dataset
+        if isinstance(base, TensorDatasetValue):
+            return base.item if isinstance(index, ScalarValue) and index.pytype == "int" else TOP
+        container = base  # a subset of a dataset class: its __getitem__ at some index
+        index, index_node = ScalarValue("int"), None
+    if isinstance(container, InstanceValue):
+        getitem = container.cls.methods.get("__getitem__")
+        if isinstance(getitem, FunctionValue):
+            return call_function(interp, getitem, CallArgs([index], {}, [index_node], {}), node, container)
     return None
 
 

@@ -27,7 +27,7 @@ from ..model.values import (
 )
 from .counted_loops import counted, iteration_count
 from .builtins import LITERAL_HANDLERS, iterate, name_value, scalar_binary
-from .calls import eval_call, get_attribute
+from .calls import eval_call, get_attribute, item_of
 from .configuration import ConfigOrigin, derived, folded_comparison
 from .runtime import Frame
 from .syntax import OPERATOR_SYMBOLS
@@ -239,6 +239,12 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
         return index_result(container, _basic_index(indices, slices), index_tensor(container, indices, slices), node)
     if isinstance(container, ArrayValue):
         return index_array(container, indices, slices)
+    if len(indices) == 1 and indices[0] is not SLICE and indices[0] is not ELLIPSIS \
+            and isinstance(node.slice[0].slice, cst.Index):
+        # dataset[i], an instance's own __getitem__
+        item = item_of(interp, container, indices[0], node.slice[0].slice.value, node)
+        if item is not None:
+            return item
     return TOP
 
 

@@ -5,8 +5,9 @@ running its code, which is the engine's job: ``dataloader`` takes that as a call
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from ..model.values import (
     CallArgs,
@@ -16,6 +17,9 @@ from ..model.values import (
 from .indexing import index_first
 
 TENSOR_DATASET_NAMES = ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset")
+SUBSET_NAMES = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
+RANDOM_SPLIT_NAMES = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+CONCAT_DATASET_NAMES = frozenset({"torch.utils.data.ConcatDataset", "torch.utils.data.dataset.ConcatDataset"})
 #: Progress bars that yield their iterable's items unchanged (``for x, y in tqdm(loader)``).
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.std.tqdm", "tqdm.auto.tqdm", "tqdm.autonotebook.tqdm",
                            "tqdm.notebook.tqdm", "tqdm.rich.tqdm", "tqdm.tqdm_notebook"})
@@ -115,6 +119,141 @@ class TensorDatasetValue(Value):
         return TensorDatasetValue(item, self.origin, self.length if self.length == other.length else None)
 
 
+class SubsetValue(Value):
+    """Items of another dataset: ``Subset(dataset, indices)``, one part of ``random_split``, or
+    ``ConcatDataset`` of datasets whose items are alike (``dataset`` then stands for all of
+    them). ``length``: how many items it holds, when known."""
+
+    __slots__ = ("dataset", "length", "origin")
+    kind = "dataset"
+
+    def __init__(self, dataset: Value, length: Optional[int], origin: Optional[Origin]):
+        self.dataset = dataset
+        self.length = length
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"Subset of {self.dataset.describe()}"
+
+    def __eq__(self, other: object) -> bool:
+        # two subsets of the same facts are one fact (a loop's fixed point compares them)
+        return isinstance(other, SubsetValue) and (self.dataset, self.length, self.origin) == (
+            other.dataset, other.length, other.origin)
+
+    def __hash__(self) -> int:
+        try:
+            base = hash(self.dataset)
+        except TypeError:
+            base = hash(type(self.dataset))
+        return hash((base, self.length, self.origin))
+
+    def joined_with(self, other: Value) -> Optional[Value]:
+        assert isinstance(other, SubsetValue)
+        dataset = join(self.dataset, other.dataset)
+        if dataset is TOP:
+            return None
+        return SubsetValue(dataset, self.length if self.length == other.length else None, self.origin)
+
+
+def base_dataset(dataset: Value) -> Value:
+    """The dataset whose items a (nested) subset yields."""
+    while isinstance(dataset, SubsetValue):
+        dataset = dataset.dataset
+    return dataset
+
+
+def dataset_size(dataset: Value, length: Optional[Callable[[InstanceValue], Optional[int]]] = None) -> Optional[int]:
+    """``len(dataset)`` when known: a TensorDataset's rows, a subset's or a list's items, what a
+    dataset class's ``__len__`` returns (``length``, run by the engine)."""
+    if isinstance(dataset, (TensorDatasetValue, SubsetValue)):
+        return dataset.length
+    if isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple") and dataset.items is not None:
+        return len(dataset.items)
+    if isinstance(dataset, InstanceValue) and length is not None:
+        return length(dataset)
+    return None
+
+
+def subset(args: CallArgs, node: Any) -> Value:
+    """``Subset(dataset, indices)``: the dataset's items, as many as the indices."""
+    if args.has_star or len(args.pos) + len(args.kw) != 2:
+        return TOP
+    dataset, indices = args.get(0, "dataset"), args.get(1, "indices")
+    if dataset is TOP:
+        return TOP
+    count = None
+    if isinstance(indices, SequenceValue) and indices.container in ("list", "tuple") and indices.items is not None:
+        count = len(indices.items)
+    elif isinstance(indices, (TensorValue, ArrayValue)) and indices.shape is not None and len(indices.shape) == 1 \
+            and isinstance(indices.shape[0], int):
+        count = indices.shape[0]
+    return SubsetValue(dataset, count, Origin(node, "Subset"))
+
+
+def split_lengths(size: Optional[int], lengths: Tuple[Any, ...]) -> Optional[Tuple[int, ...]]:
+    """The part sizes ``random_split`` makes of ``size`` items from ``lengths`` (ints, or
+    fractions summing to 1: each floor(size * fraction), the remainder handed out one by one
+    from the first part); None where torch raises or a size is not known."""
+    if not lengths or any(isinstance(n, bool) or not isinstance(n, (int, float)) for n in lengths):
+        return None
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        if size is None or any(n < 0 or n > 1 for n in lengths):
+            return None
+        parts = [math.floor(size * n) for n in lengths]
+        for i in range(size - sum(parts)):
+            parts[i % len(parts)] += 1
+        return tuple(parts)
+    if any(not isinstance(n, int) or n < 0 for n in lengths) or (size is not None and total != size):
+        return None
+    return tuple(lengths)
+
+
+def random_split(args: CallArgs, node: Any, length: Optional[Callable[[InstanceValue], Optional[int]]] = None
+                 ) -> Value:
+    """``random_split(dataset, lengths)``: a list of subsets of the dataset's items, one per
+    length, each of its size where known."""
+    if args.has_star:
+        return TOP
+    dataset, lengths = args.get(0, "dataset"), args.get(1, "lengths")
+    if dataset is TOP or not isinstance(lengths, SequenceValue) or lengths.container not in ("list", "tuple"):
+        return TOP
+    origin = Origin(node, "random_split")
+    if lengths.items is None or not all(isinstance(n, ScalarValue) for n in lengths.items):
+        return SequenceValue("list", SubsetValue(dataset, None, origin), None)
+    sizes = split_lengths(dataset_size(dataset, length), tuple(n.const for n in lengths.items))  # type: ignore[union-attr]
+    parts = tuple(SubsetValue(dataset, sizes[i] if sizes is not None else None, origin)
+                  for i in range(len(lengths.items)))
+    return SequenceValue("list", join_all(parts) if parts else TOP, parts)
+
+
+def concat_dataset(args: CallArgs, node: Any, length: Optional[Callable[[InstanceValue], Optional[int]]] = None
+                   ) -> Value:
+    """``ConcatDataset([a, b])`` of datasets whose items are alike: their items, as many as
+    they hold together."""
+    datasets = args.get(0, "datasets")
+    if args.has_star or not isinstance(datasets, SequenceValue) or not datasets.items:
+        return TOP
+    joined = join_all(datasets.items)
+    if joined is TOP:
+        return TOP
+    sizes = [dataset_size(d, length) for d in datasets.items]
+    return SubsetValue(joined, None if None in sizes else sum(sizes), Origin(node, "ConcatDataset"))  # type: ignore[arg-type]
+
+
+def dataset_item(dataset: Value, sample: Optional[Callable[[InstanceValue], Value]] = None) -> Value:
+    """One item of ``dataset``: a TensorDataset's row, a list's element, what a dataset class's
+    ``__getitem__`` gives (``sample``, run by the engine), through subsets."""
+    dataset = base_dataset(dataset)
+    if isinstance(dataset, InstanceValue):
+        return sample(dataset) if sample is not None else TOP
+    if isinstance(dataset, TensorDatasetValue):
+        return dataset.item
+    if isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple"):
+        return join_all(dataset.items) if dataset.items else dataset.element
+    return TOP
+
+
 def progress_bar(args: CallArgs) -> Value:
     """``tqdm(loader, desc=...)``: iterating the bar gives what iterating its iterable gives, so
     the engine lets the iterable stand for the bar (``for x, y in tqdm(loader)`` gets batches)."""
@@ -158,14 +297,8 @@ def dataloader(args: CallArgs, node: Any, sample: Callable[[InstanceValue], Valu
         # The last batch holds the remainder: the batch dim is only known when it is dropped,
         # or when the dataset's known size is a multiple of the batch size (every batch full).
         batch_size = None
-    item: Value = TOP
-    if isinstance(dataset, InstanceValue):
-        item = sample(dataset)
-    elif isinstance(dataset, TensorDatasetValue):
-        item = dataset.item
-    elif isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple"):
-        # a list as the dataset: item i is its element i
-        item = join_all(dataset.items) if dataset.items else dataset.element
+    # a dataset class's __getitem__, a TensorDataset's rows, a list's elements, through subsets
+    item = dataset_item(dataset, sample)
     # A collate_fn of the file makes the batch; what it builds from scratch (a zeros tensor
     # of a stated dtype) is known even when the items it reads are not.
     if item is TOP and (custom is None or call_collate is None):
@@ -187,14 +320,7 @@ def _last_batch(args: CallArgs, batch_size: Optional[int], dataset: Value,
     if not isinstance(batch_size, int) or batch_size <= 1 or "sampler" in args.kw or not (
             isinstance(drop_last, ScalarValue) and drop_last.const is False):
         return None  # a sampler may draw any number of items: no length to divide
-    size = None
-    if isinstance(dataset, TensorDatasetValue):
-        size = dataset.length
-    elif isinstance(dataset, SequenceValue) and dataset.container in ("list", "tuple") and dataset.items is not None:
-        size = len(dataset.items)
-    elif isinstance(dataset, InstanceValue) and length is not None:
-        size = length(dataset)  # the dataset class's own __len__
-    return LastBatch(batch_size, size)
+    return LastBatch(batch_size, dataset_size(dataset, length))
 
 
 def first_batch(loader: DataLoaderValue) -> Optional[Value]:
