@@ -6,7 +6,8 @@ branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shap
 ``math.ceil``/``math.floor`` of known numbers, ``Tensor.unfold`` windows, the full first batch of
 a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar, layers built
 through ``functools.partial``, datasets split (``random_split``, ``Subset``, ``ConcatDataset``),
-indexed (a class's own ``__getitem__``) and measured (its ``__len__``).
+indexed (a class's own ``__getitem__``) and measured (its ``__len__``), an ``nn.Sequential`` grown
+with ``add_module``/``append``, a custom ``torch.autograd.Function``'s ``apply``.
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -295,6 +296,63 @@ _SPLITS = """
         F.cross_entropy(model(x), y)
 """
 
+_GROWN_SEQUENTIAL = """
+    class GradReverse(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, alpha):
+            ctx.alpha = alpha
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return -ctx.alpha * grad, None
+
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(x, factor):
+            return x * factor
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.factor = inputs[1]
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.factor, None
+
+
+    head = nn.Sequential()
+    head.add_module("fc", nn.Linear(48, 100))
+    head.add_module("bn", nn.{norm}(100))
+    head.append(nn.ReLU())
+    features = Scale.apply(torch.randn(16, 48), 2.0)
+    head(GradReverse.apply(features, 0.1))  # <-
+"""
+
+#: Look-alikes that run in torch: the engine must know what they do, or know it does not know.
+SILENT = {
+    "sequential_layer_replaced_by_name": """
+        seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        seq.add_module("0", nn.Linear(6, 8))
+        seq(torch.randn(2, 6))
+    """,
+    "sequential_grown_on_a_branch": """
+        import random
+        seq = nn.Sequential(nn.Linear(4, 8))
+        if random.random() < 2:
+            seq.add_module("adapter", nn.Linear(8, 6))
+            seq.add_module("1", nn.Linear(6, 8))
+        seq(torch.randn(2, 4))
+    """,
+    "sequential_layer_of_unknown_name": """
+        import os
+        seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        seq.add_module(os.environ.get("FIRST", "0"), nn.Linear(6, 8))
+        seq(torch.randn(2, 6))
+    """,
+}
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", "should be the same",
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -316,6 +374,8 @@ CASES = [
          _PARTIAL.format(cast="")),
     Case("datasets_split_and_indexed", "TTL401", "must have the same dtype",
          _SPLITS.format(cast=""), _SPLITS.format(cast=".float()")),
+    Case("sequential_grown_and_autograd_function_applied", "TTL524", "expected 4D input",
+         _GROWN_SEQUENTIAL.format(norm="BatchNorm2d"), _GROWN_SEQUENTIAL.format(norm="BatchNorm1d")),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),
@@ -336,12 +396,21 @@ def test_fixed_twin_is_silent(case: Case) -> None:
     assert findings(case.good) == []
 
 
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_look_alikes_are_silent(name: str) -> None:
+    assert findings(SILENT[name]) == []
+
+
 def test_every_case_is_true_in_torch() -> None:
     programs = {}
     for case in CASES:
         programs[case.name + ":bad"] = _program(case.bad)
         programs[case.name + ":good"] = _program(case.good)
+    for name, body in SILENT.items():
+        programs[name + ":silent"] = _program(body)
     results = run_in_torch(programs)
+    for name in SILENT:
+        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
     for case in CASES:
         assert case.raises in results[case.name + ":bad"], (case.name, results[case.name + ":bad"])
         assert results[case.name + ":good"] == "", (case.name, results[case.name + ":good"])

@@ -246,6 +246,12 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             return owner.cls.attrs[attr]  # a class attribute no method rebinds on the instance
         return TOP
     if isinstance(owner, ClassValue):
+        if attr == "apply" and "forward" in owner.methods and "apply" not in owner.methods \
+                and any(base in AUTOGRAD_FUNCTIONS for base in owner.bases):
+            # MyFunction.apply(x, alpha) of a torch.autograd.Function runs its forward (after a
+            # ctx it gets from torch, unless a setup_context takes that)
+            forward = owner.methods["forward"]
+            return forward if "setup_context" in owner.methods else PartialValue(forward, CallArgs([TOP], {}, [None], {}))
         method = owner.methods.get(attr)
         if method is not None:
             # Cls.create(...) of a classmethod binds the class; a static or plain function is
@@ -537,6 +543,12 @@ def sequence_method(interp: "Interpreter", receiver_node: Any, seq: SequenceValu
     return TOP
 
 
+#: The bases of a custom autograd function (``class GradReverse(torch.autograd.Function)``).
+AUTOGRAD_FUNCTIONS = ("torch.autograd.Function", "torch.autograd.function.Function")
+
+#: nn.Sequential methods that add layers (insert and extend: where, or which, is not followed).
+SEQUENTIAL_GROWTH = ("add_module", "register_module", "append", "insert", "extend")
+
 #: Module methods that give the module's parameters (or buffers) one by one.
 PARAMETER_ITERATORS = ("parameters", "named_parameters", "buffers", "named_buffers")
 
@@ -602,6 +614,20 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
         interp.moves_to_cuda = True
         _move_module(interp, module, "cuda", node, "moved by model.cuda()")
         return module
+    if isinstance(module, ModuleValue) and module.short_name == "Sequential" and name in SEQUENTIAL_GROWTH \
+            and not args.has_star:
+        # seq.add_module("fc", nn.Linear(...)), seq.append(layer): the layer runs after the others
+        named = name in ("add_module", "register_module")
+        child = args.get(1, "module") if named else args.get(0, "module")
+        label: Optional[str] = None  # insert / extend: not followed, the layers become unknown
+        if name == "append" and module.config.get(NN.CHILD_NAMES, ()) is not None:
+            label = str(len(module.children))
+        elif named:
+            given = args.get(0, "name")
+            label = given.const if isinstance(given, StringValue) else None
+        NN.sequential_added(module, label, child, certain=not interp._weak_update(module))
+        interp.heap_version += 1
+        return module if name in ("append", "extend", "insert") else NoneValue()
     if isinstance(module, ModuleValue) and module.short_name == "ModuleList" and name in ("append", "extend", "insert"):
         added = args.pos[-1] if args.pos else TOP
         module.config.pop(NN.EXACT_CHILDREN, None)  # appended to: its layers one by one are not known

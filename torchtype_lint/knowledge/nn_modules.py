@@ -168,6 +168,34 @@ def _const(value: Value) -> Any:
     return None
 
 
+#: An ``nn.Sequential``'s config note: its layers' names in order (absent: "0", "1", ... as the
+#: positional constructor names them; None: not known, and so neither are its layers).
+CHILD_NAMES = "_child_names"
+
+
+def sequential_added(module: ModuleValue, name: Optional[str], child: Value, certain: bool) -> None:
+    """``seq.add_module(name, layer)`` (``seq.append(layer)`` names it ``str(len(seq))``) on an
+    ``nn.Sequential``: a new name goes last, an existing one is replaced where it stands (the
+    order of torch's ``_modules`` dict). An unknown name, a change that may not happen (on a
+    branch), or layers already unknown: its layers are not known any more."""
+    names = module.config.get(CHILD_NAMES, tuple(str(i) for i in range(len(module.children))))
+    if not certain or name is None or names is None:
+        module.config[CHILD_NAMES] = None
+        module.children = (TOP,)  # a layer nobody knows: calling it or walking it gives unknown
+        module.param_dtypes = None
+        return
+    children = list(module.children)
+    if name in names:
+        children[names.index(name)] = child
+    else:
+        children.append(child)
+        names = tuple(names) + (name,)
+    module.config[CHILD_NAMES] = tuple(names)
+    module.children = tuple(children)
+    module.param_dtypes = _children_dtype(module.children) if all(
+        isinstance(c, ModuleValue) for c in module.children) else None
+
+
 def _children_dtype(children: Tuple[Value, ...]):
     dtypes = {c.param_dtypes for c in children if isinstance(c, ModuleValue) and c.param_dtypes}
     return dtypes.pop() if len(dtypes) == 1 else None
