@@ -7,7 +7,9 @@ branch (``if pic.dtype == np.uint8:``), slices of a known tuple (``H, W = x.shap
 a loader whose last batch falls short, a loader wrapped in a ``tqdm`` progress bar, layers built
 through ``functools.partial``, datasets split (``random_split``, ``Subset``, ``ConcatDataset``),
 indexed (a class's own ``__getitem__``) and measured (its ``__len__``), an ``nn.Sequential`` grown
-with ``add_module``/``append``, a custom ``torch.autograd.Function``'s ``apply``.
+with ``add_module``/``append``, a custom ``torch.autograd.Function``'s ``apply``, a class that
+extends an nn layer (``class Conv2dSame(nn.Conv2d)``: the layer its ``super().__init__`` builds,
+its ``self.weight``, ``super().forward``).
 
 Each case is a small program with the finding expected on the line marked ``# <-`` and a twin
 that is fine and must be silent (no finding at all). Every claim is checked against torch in
@@ -330,6 +332,33 @@ _GROWN_SEQUENTIAL = """
     head(GradReverse.apply(features, 0.1))  # <-
 """
 
+_LAYER_SUBCLASSES = """
+    class Conv2dSame(nn.Conv2d):
+        def __init__(self, in_channels, out_channels, kernel_size, stride=1):
+            super().__init__(in_channels, out_channels, kernel_size, stride, 0, 1, 1, True)
+
+        def forward(self, x):
+            x = F.pad(x, [1, 1, 1, 1])
+            return F.conv2d(x, self.weight, self.bias, self.stride)  # <-
+
+
+    class Head(nn.Linear):
+        pass
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = Conv2dSame(3, 8, 3)
+            self.head = Head(8, 2)
+
+        def forward(self, x):
+            return self.head(self.conv(x).mean((2, 3)))
+
+
+    Net().{cast}()(torch.randn(2, 3, 16, 16))
+"""
+
 #: Look-alikes that run in torch: the engine must know what they do, or know it does not know.
 SILENT = {
     "sequential_layer_replaced_by_name": """
@@ -376,6 +405,11 @@ CASES = [
          _SPLITS.format(cast=""), _SPLITS.format(cast=".float()")),
     Case("sequential_grown_and_autograd_function_applied", "TTL524", "expected 4D input",
          _GROWN_SEQUENTIAL.format(norm="BatchNorm2d"), _GROWN_SEQUENTIAL.format(norm="BatchNorm1d")),
+    Case("subclasses_of_nn_layers", "TTL401", "should be the same",
+         _LAYER_SUBCLASSES.format(cast="double"), _LAYER_SUBCLASSES.format(cast="float")),
+    Case("subclass_of_a_layer_without_init", "TTL401", "must have the same dtype",
+         "class Head(nn.Linear):\n    pass\n\n\nHead(8, 2).double()(torch.randn(4, 8))  # <-\n",
+         "class Head(nn.Linear):\n    pass\n\n\nHead(8, 2).double()(torch.randn(4, 8).double())\n"),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),

@@ -92,6 +92,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
             update_dict(interp, owner, args.pos[0])
     callee = Callee("unknown", args=args)
     result: Value = TOP
+    if isinstance(func, cst.Attribute) and isinstance(receiver, SuperValue) and func.attr.value == "__init__" \
+            and callee_value is TOP:
+        _library_init(interp, receiver, args, node)  # class FocalLoss(nn.CrossEntropyLoss): its layer
     if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
         callee = Callee("method", func.attr.value, receiver, args)
         result = call_method(interp, receiver, func.attr.value, args, node)
@@ -130,6 +133,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     elif isinstance(callee_value, ClassValue):
         callee = Callee("user", callee_value.name, TOP, args)
         result = instantiate(interp, callee_value, args, node)
+        if isinstance(result, InstanceValue) and "__init__" not in callee_value.methods:
+            # class Head(nn.Linear): pass -- the layer's own __init__ takes the arguments
+            _library_init(interp, SuperValue(callee_value, result), args, node)
     elif isinstance(callee_value, NamedTupleClass):
         callee = Callee("user", callee_value.name, TOP, args)
         result = namedtuple_instance(callee_value, args, node) or TOP
@@ -141,8 +147,13 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     elif isinstance(callee_value, InstanceValue):
         forward = callee_value.cls.methods.get("forward") or callee_value.cls.methods.get("__call__")
         callee = Callee("module" if forward else "unknown", callee_value.cls.name, callee_value, args)
+        part = callee_value.attrs.get(LIBRARY_PART)
         if forward is not None:
             result = call_function(interp, forward, args, node, callee_value)
+        elif isinstance(part, ModuleValue):
+            # a subclass of an nn layer that keeps the layer's forward: the layer runs
+            callee = Callee("module", part.qualname, part, args)
+            result = call_library_module(interp, part, args, node)
     result = call_result(callee, result, node)  # its strides, where torch's rule for them is known
     if interp.autocast_dtypes:
         result = under_autocast(callee, result, node, interp.autocast_dtypes[-1])
@@ -244,6 +255,9 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             return BoundMethod(method, owner)
         if attr in owner.cls.attrs and attr not in assigned_attributes(owner.cls):
             return owner.cls.attrs[attr]  # a class attribute no method rebinds on the instance
+        part = owner.attrs.get(LIBRARY_PART)
+        if isinstance(part, ModuleValue):
+            return get_attribute(interp, part, attr, node)  # self.weight of a subclass of nn.Conv2d
         return TOP
     if isinstance(owner, ClassValue):
         if attr == "apply" and "forward" in owner.methods and "apply" not in owner.methods \
@@ -273,8 +287,38 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             method = base.methods.get(attr)
             if method is not None:
                 return BoundMethod(method, owner.instance)
+        part = owner.instance.attrs.get(LIBRARY_PART)
+        if isinstance(part, ModuleValue) and attr != "__init__":
+            # super().forward(x) of a subclass of an nn layer: the layer itself is called
+            return part if attr == "forward" else get_attribute(interp, part, attr, node)
         return TOP
     return TOP
+
+
+#: Where an instance of a class of the file that extends an nn layer (``class
+#: FocalLoss(nn.CrossEntropyLoss)``) keeps that layer, made by its ``super().__init__(...)``:
+#: no name Python code can write. Its parameters are the instance's (casts reach them).
+LIBRARY_PART = "super()"
+
+
+def library_base(cls: ClassValue) -> Optional[str]:
+    """The ``torch.nn`` layer class ``cls`` extends (not ``nn.Module`` or a container)."""
+    for base in cls.bases:
+        name = base[9:] if base.startswith("torch.nn.") and base.count(".") == 2 else None
+        if name is not None and name in NN.KNOWN and name not in NN.CONTAINERS:
+            return base
+    return None
+
+
+def _library_init(interp: "Interpreter", sup: SuperValue, args: CallArgs, node: Any) -> None:
+    """``super().__init__(...)`` in a class extending an nn layer: the layer it builds."""
+    base = library_base(sup.owner)
+    if base is None or args.has_star:
+        return
+    part = call_symbol(interp, base, args, node)
+    if isinstance(part, ModuleValue):
+        sup.instance.attrs[LIBRARY_PART] = part
+        interp.heap_version += 1
 
 
 def assigned_attributes(cls: ClassValue) -> frozenset:
@@ -291,7 +335,7 @@ def assigned_attributes(cls: ClassValue) -> frozenset:
 
 
 def _is_module_class(cls: ClassValue) -> bool:
-    return any(b in MODULE_BASES for b in cls.bases)
+    return any(b in MODULE_BASES for b in cls.bases) or library_base(cls) is not None
 
 
 def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any) -> Value:
