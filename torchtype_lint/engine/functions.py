@@ -17,6 +17,7 @@ from ..model.values import (
     TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue, Value, join,
     join_all,
 )
+from ..knowledge.named_tuples import NAMEDTUPLE_BASES, class_statement_instance
 from ..knowledge.symbolic_dims import SizeSymbol
 from .annotations import annotation_value
 from .builtins import LITERAL_HANDLERS, name_value
@@ -40,6 +41,8 @@ MAX_CALL_DEPTH = 6
 
 def instantiate(interp: "Interpreter", cls: ClassValue, args: CallArgs, node: Any) -> Value:
     """``Cls(...)`` for a class defined in the file: a new instance, built by ``__init__``."""
+    if NAMEDTUPLE_BASES & set(cls.bases):  # class Out(NamedTuple): a tuple of its fields
+        return class_statement_instance(cls.name, cls.fields, cls.attrs, args, node) or TOP
     instance = InstanceValue(cls, Origin(node, f"{cls.name}(...)"))
     interp._note_fresh(instance)
     init = cls.methods.get("__init__")
@@ -109,6 +112,16 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     return inferred if inferred is not TOP else annotated
 
 
+def _built_instance(self_value: Optional[Value]) -> bool:
+    """Whether a method's receiver is an instance the file built (``Model(16, 32)``), whose
+    attributes its ``__init__`` set from known arguments: ``self.init_hidden()`` then gives
+    what those attributes make, not what the class's prototype (unknown arguments) makes.
+    The prototype and its copies (``self`` of a method analysed on its own) are not."""
+    if not isinstance(self_value, InstanceValue) or self_value.origin is None:
+        return False
+    return self_value.origin.node is not self_value.cls.node
+
+
 #: The memo slot of the default dtype a function's standalone analysis ran under.
 _STANDALONE_DEFAULTS = "standalone defaults"
 
@@ -118,16 +131,6 @@ def _defaults(interp: "Interpreter") -> Any:
     every memo key, so that what a call built before ``torch.set_default_dtype`` is not
     reused after it."""
     return interp.default_float, interp.uncertain_defaults
-
-
-def _built_instance(self_value: Optional[Value]) -> bool:
-    """Whether a method's receiver is an instance the file built (``Model(16, 32)``), whose
-    attributes its ``__init__`` set from known arguments: ``self.init_hidden()`` then gives
-    what those attributes make, not what the class's prototype (unknown arguments) makes.
-    The prototype and its copies (``self`` of a method analysed on its own) are not."""
-    if not isinstance(self_value, InstanceValue) or self_value.origin is None:
-        return False
-    return self_value.origin.node is not self_value.cls.node
 
 
 def _informative(name: str, value: Value, fnode: Any) -> bool:
