@@ -53,7 +53,8 @@ def describe_real(value: Any) -> Tuple[str, Optional[str], Optional[Tuple[int, .
     if isinstance(value, range):
         return "list", None, (len(value),)  # the engine models range() as a list of ints
     if isinstance(value, (dict, set)):
-        return type(value).__name__, None, (len(value),)
+        # An OrderedDict (what state_dict() returns) is a dict to the engine, as to Python.
+        return ("dict" if isinstance(value, dict) else "set"), None, (len(value),)
     if isinstance(value, (tuple, list)):
         # torch.Size and torch.return_types.max are tuples too
         return "list" if isinstance(value, list) else "tuple", None, (len(value),)
