@@ -337,11 +337,12 @@ def verify(pairs: Sequence[Pair], jobs: int = 2, timeout: float = 60.0,
     programs = [p for pair in pairs for p in (pair.bug, pair.fixed)]
     try:
         with open(VERDICTS, encoding="utf-8") as handle:
-            known = json.load(handle) if reuse else {}
+            known = json.load(handle)
     except (OSError, ValueError):
         known = {}
     keys = {program.path: _verdict_key(program) for program in programs}
-    todo = [p for p in programs if not known.get(keys[p.path], {}).get("ok")]  # failures always run again
+    # failures always run again; without ``reuse`` everything does (the file keeps the other programs)
+    todo = [p for p in programs if not (reuse and known.get(keys[p.path], {}).get("ok"))]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         fresh = {v.program.path: v for v in pool.map(lambda program: run_program(program, timeout), todo)}
     for verdict in fresh.values():

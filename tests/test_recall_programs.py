@@ -127,6 +127,7 @@ def test_torch_verification_on_three_pairs():
     pytest.importorskip("torch")
     pytest.importorskip("numpy")
     chosen = [PAIRS[0], PAIRS[len(PAIRS) // 2], PAIRS[-1]]
-    verdicts = recall.verify(chosen, jobs=2, timeout=120)
+    verdicts, reused = recall.verify(chosen, jobs=2, timeout=120, reuse=False)
+    assert reused == 0 and len(verdicts) == 6
     failed = [f"{v.program.name}: {v.detail}" for v in verdicts if not v.ok]
     assert not failed, failed
