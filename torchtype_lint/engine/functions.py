@@ -53,6 +53,13 @@ def instantiate(interp: "Interpreter", cls: ClassValue, args: CallArgs, node: An
         post_init = cls.methods.get("__post_init__")
         if post_init is not None:
             call_function(interp, post_init, CallArgs(), node, instance, force=True)
+    if interp._speculative:
+        # Built in a function analysed on its own, whose callers' order is unknown: another
+        # class may rebuild what this __init__ set (a decoder's _init_cache storing
+        # `layer.cache = ...`) before any use, as for the class's prototype.
+        for attr in _stored_from_outside(interp, cls):
+            if attr in instance.attrs:
+                instance.attrs[attr] = TOP
     return instance
 
 

@@ -66,7 +66,8 @@ from .modules import (
 )
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
 from .units import AFTER_BODY, END, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
-from .syntax import OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, target_names
+from .syntax import (OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, names_bound_in,
+                     target_names)
 
 __all__ = [
     "AnalysisBudgetExceeded", "Assignment", "BoundMethod", "DataLoaderValue", "DEFAULT_TIME_BUDGET",
@@ -82,6 +83,10 @@ MAX_LOOP_ITERATIONS = 3
 MAX_UNROLLED = 6
 #: How many unrolled loops may nest (an epoch loop over range(2) around a loop over topk=(1, 5)).
 MAX_UNROLLED_NESTING = 2
+#: Loops nested deeper than this inside loops being analysed run their body once, with the
+#: names it rebinds unknown (Interpreter._havoc_loop): a fixed point per level would cost the
+#: product of every level's passes (12 nested loops: 5**12 bodies).
+MAX_FIXPOINT_NESTING = 4
 #: Per-file time budget (seconds); exceeding it raises AnalysisBudgetExceeded.
 DEFAULT_TIME_BUDGET = 20.0
 
@@ -152,6 +157,10 @@ class Interpreter:
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
         self._unrolling = 0
+        #: Loops being analysed around the current statement (fixed points and unrolled ones).
+        self._loop_nesting = 0
+        #: Loop statement -> the names its body may rebind (syntax.names_bound_in), found once.
+        self._bound_names: Dict[Any, FrozenSet[str]] = {}
         #: Listeners run although nothing is recorded: the item-by-item passes of an unrolled
         #: loop, whose every iteration runs (what a rule finds in one of them happens).
         self._probing = False
@@ -566,6 +575,8 @@ class Interpreter:
         if isinstance(stmt, cst.For):
             iterable = self.eval(stmt.iter)
             element = iterate(iterable)
+            if self._loop_nesting >= MAX_FIXPOINT_NESTING:
+                return self._havoc_loop(stmt, element)
             if self._unrollable(stmt, iterable):
                 return self._unrolled(stmt, iterable.items)
             first = self._first_iteration(stmt, iterable)
@@ -575,6 +586,8 @@ class Interpreter:
         else:
             self.eval(stmt.test)
             element = TOP
+            if self._loop_nesting >= MAX_FIXPOINT_NESTING:
+                return self._havoc_loop(stmt, element)
         recording = self.recording
         self.recording = False
         self.branch_depth += 1
@@ -583,6 +596,7 @@ class Interpreter:
         targets = target_names(stmt.target) if isinstance(stmt, cst.For) else []
         loop_frame = self.frame
         loop_frame.loop_targets.extend(targets)
+        self._loop_nesting += 1
         try:
             for iteration in range(MAX_LOOP_ITERATIONS + 1):
                 self.frame.vars = dict(state)
@@ -607,8 +621,32 @@ class Interpreter:
         finally:
             self.recording = recording
             self.branch_depth -= 1
+            self._loop_nesting -= 1
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
+        if stmt.orelse is not None:
+            self.exec_body(stmt.orelse.body)
+        return False
+
+    def _havoc_loop(self, stmt: Any, element: Value) -> bool:
+        """A loop deep inside others: every name its body may rebind is unknown at the body's
+        start, and the body runs once (recorded as the enclosing pass is), standing for any
+        iteration; after the loop those names are unknown too (it may not have run)."""
+        names = self._bound_names.get(stmt)
+        if names is None:
+            names = self._bound_names[stmt] = names_bound_in(stmt.body) | frozenset(
+                target_names(stmt.target) if isinstance(stmt, cst.For) else ())
+        self.branch_depth += 1
+        try:
+            for name in names:
+                self.frame.vars[name] = TOP
+            entry = dict(self.frame.vars)
+            if isinstance(stmt, cst.For):
+                self.assign_target(stmt.target, element, stmt)
+            self.exec_body(stmt.body)
+            self.frame.vars = join_envs(entry, self.frame.vars)
+        finally:
+            self.branch_depth -= 1
         if stmt.orelse is not None:
             self.exec_body(stmt.orelse.body)
         return False
@@ -660,6 +698,7 @@ class Interpreter:
         self.recording = False
         self._probing = recording or probing  # rules see each iteration with its own item
         self._unrolling += 1
+        self._loop_nesting += 1
         entries = []
         targets = target_names(stmt.target)
         loop_frame = self.frame
@@ -685,6 +724,7 @@ class Interpreter:
         finally:
             self.recording, self._probing = recording, probing
             self._unrolling -= 1
+            self._loop_nesting -= 1
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
         return False

@@ -204,6 +204,50 @@ def leaves_early(body: Any) -> bool:
     return any(isinstance(small, _EARLY_EXITS) for small in small_statements(body))
 
 
+class _BoundNames(cst.CSTVisitor):
+    """Names a block binds, in its own scope (nested functions, classes and lambdas skipped)."""
+
+    def __init__(self) -> None:
+        self.names: List[str] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.append(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.append(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names.extend(target_names(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names.extend(target_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names.extend(target_names(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.names.extend(target_names(node.target))
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self.names.extend(target_names(node.name))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.names.extend(target_names(node.target))
+
+
+def names_bound_in(body: Any) -> FrozenSet[str]:
+    """Every name a loop body may rebind (assignments, loop targets, ``as`` names, walrus,
+    nested ``def``/``class`` names), found without running it."""
+    visitor = _BoundNames()
+    body.visit(visitor)
+    return frozenset(visitor.names)
+
+
 def is_dataclass_decorated(class_node: Any) -> bool:
     """``@dataclass``, ``@dataclasses.dataclass`` or either called (``@dataclass(frozen=True)``)."""
     for deco in class_node.decorators:
