@@ -234,6 +234,15 @@ SILENT = {
     for (x,) in DataLoader(TensorDataset(torch.randn(9, 2, 3)), batch_size=4):
         out = norm(x.reshape(-1, 3))
     """,
+    # the loop skips a batch of one itself before the model sees it
+    "norm_loop_skips_batch_of_one": _REGRESSOR.format(mark="") + """
+    model = Regressor(3)
+    model.train()
+    for x, y in DataLoader(TensorDataset(torch.randn(33, 3), torch.randn(33)), batch_size=8):
+        if x.size(0) < 2:
+            continue
+        out = model(x)
+    """,
     # a last batch of two samples
     "norm_last_batch_of_two": _REGRESSOR.format(mark="") + """
     model = Regressor(3)

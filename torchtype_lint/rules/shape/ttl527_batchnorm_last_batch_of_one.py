@@ -16,7 +16,7 @@ from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
 from .batch_rows import ROWS, RowsScan, keeps_rows, loop_seeds
-from .loader_loops import SyntaxCache, using, walk
+from .loader_loops import SyntaxCache, derived_names, size_guarded, using, walk
 from .messages import layer_label
 from .ttl522_last_batch_size_assumed import _loader
 
@@ -45,7 +45,7 @@ class BatchNormLastBatchOfOne(Rule):
     must have one value per channel on that batch: `(1, C)`, or `(1, C, 1, 1)` after a global
     pool. A model put in eval mode (`model.eval()`) is not reported, nor one whose mode the
     code does not set (`model.train()`, or a model built in the same scope, which starts in
-    training mode).
+    training mode), nor a loop that tests the batch's size itself (`if x.size(0) < 2: continue`).
 
     ## Why is this bad?
     In training mode batch norm normalises each channel with the statistics of the batch; one
@@ -87,6 +87,8 @@ class BatchNormLastBatchOfOne(Rule):
         seeds = loop_seeds(node.target, enumerated, batch(loader))
         if not seeds:
             return
+        if size_guarded(node.body, derived_names(node.body, set(seeds))):
+            return  # the loop looks at the batch's size itself (`if x.size(0) < 2: continue`)
         found: List[_OneRow] = []
         entry: List[Any] = [None]
         body_nodes = {id(sub) for sub in walk(node.body)}
