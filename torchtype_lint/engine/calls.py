@@ -766,6 +766,7 @@ def replace_container(interp: "Interpreter", node: Any, old: SequenceValue, new:
         frame = frame.parent
     instance = interp._current.get(node.value) if isinstance(node, cst.Attribute) else None
     if isinstance(instance, InstanceValue) and instance.attrs.get(node.attr.value) is old:
+        interp.journal(instance)
         instance.attrs[node.attr.value] = new
         interp.heap_version += 1
         found = True

@@ -18,7 +18,7 @@ from ..knowledge.devices import runtime_choice
 from ..knowledge.dtype_comparisons import dtype_comparison
 from ..knowledge.indexing import ELLIPSIS, SLICE, UNKNOWN_BOUND, index_array, index_tensor
 from ..knowledge.layouts import elementwise_result, fresh_result, index_result
-from ..knowledge.nn_modules import EXACT_CHILDREN
+from ..knowledge.nn_modules import EXACT_CHILDREN, layer_at
 from ..model.values import (
     Callee,
     TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
@@ -239,6 +239,8 @@ def _subscript(interp: "Interpreter", node: cst.Subscript) -> Value:
         return index_result(container, _basic_index(indices, slices), index_tensor(container, indices, slices), node)
     if isinstance(container, ArrayValue):
         return index_array(container, indices, slices)
+    if isinstance(container, ModuleValue) and len(indices) == 1 and indices[0] is not SLICE:
+        return layer_at(container, indices[0])  # model[-1]: the last layer of an nn.Sequential
     if len(indices) == 1 and indices[0] is not SLICE and indices[0] is not ELLIPSIS \
             and isinstance(node.slice[0].slice, cst.Index):
         # dataset[i], an instance's own __getitem__
@@ -313,6 +315,8 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
     if isinstance(node.operator, cst.Not):
         if isinstance(operand, ScalarValue) and isinstance(operand.origin, ConfigOrigin) and operand.const is not None:
             return ScalarValue("bool", not operand.const, operand.origin)  # `not args.no_cuda`
+        if isinstance(operand, ScalarValue) and operand.pytype == "bool" and isinstance(operand.const, bool):
+            return ScalarValue("bool", not operand.const)  # `if not self.aux:` of a flag set to True
         return ScalarValue("bool") if not isinstance(operand, TensorValue) else TOP
     if isinstance(operand, TensorValue):
         return elementwise_result(operand, [operand], node)  # -x is a new tensor: TensorIterator's strides

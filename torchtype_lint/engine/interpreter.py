@@ -44,6 +44,7 @@ from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
 from ..knowledge.module_dtypes import store_module_attribute
+from ..knowledge.nn_modules import layers_unknown
 from ..knowledge.torch_objects import (
     NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
 )
@@ -212,6 +213,10 @@ class Interpreter:
         #: Bumped whenever a mutable value (module dtype, instance attribute) changes, so a
         #: memoised call result computed before ``model.double()`` is not reused after it.
         self.heap_version = 0
+        #: While an unrolled loop's recording pass runs: each instance whose attributes it
+        #: stores to, with the attributes it had before (the pass repeats what the silent
+        #: iterations did; their result is what holds after the loop).
+        self._replay_journal: Optional[Dict[int, Tuple[InstanceValue, Dict[str, Value]]]] = None
         #: The command-line defaults the analysis followed so far (engine/configuration.py),
         #: in order, each a path or a size: reports made after them name them.
         self.config_assumptions: Dict[str, str] = {}
@@ -356,6 +361,12 @@ class Interpreter:
         if self._conditional_calls or self._speculative:
             return id(obj) not in self._fresh_ids
         return False
+
+    def journal(self, owner: InstanceValue) -> None:
+        """``owner``'s attributes are about to be stored to: an unrolled loop's recording pass
+        under way keeps what they were, to put them back after it (_unrolled)."""
+        if self._replay_journal is not None and id(owner) not in self._replay_journal:
+            self._replay_journal[id(owner)] = (owner, dict(owner.attrs))
 
     def _note_fresh(self, value: Value) -> Value:
         if (self._speculative or self._conditional_calls) and isinstance(value, (ModuleValue, InstanceValue)):
@@ -514,6 +525,10 @@ class Interpreter:
                     self.frame.vars[node.value] = TOP
             else:
                 self.eval(node)
+                container = self._current.get(node.value) if isinstance(node, cst.Subscript) else None
+                if isinstance(container, ModuleValue):
+                    layers_unknown(container)  # del seq[-1]: its layers are not followed
+                    self.heap_version += 1
         return False
 
     def known_truth(self, test: Value) -> Optional[bool]:
@@ -715,11 +730,13 @@ class Interpreter:
             self.frame.vars = dict(state)
             self.recording, self._probing = recording, probing
             self.branch_depth += 1  # the recording pass stands for any one iteration
+            outer_journal, self._replay_journal = self._replay_journal, {}
             try:
                 self.assign_target(stmt.target, join_all(items), stmt)
                 self.exec_body(stmt.body)
             finally:
                 self.branch_depth -= 1
+                self._restore_journal(outer_journal)
             self.frame.vars = after
         finally:
             self.recording, self._probing = recording, probing
@@ -728,6 +745,19 @@ class Interpreter:
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
         return False
+
+    def _restore_journal(self, outer: Optional[Dict[int, Tuple[InstanceValue, Dict[str, Value]]]]) -> None:
+        """After an unrolled loop's recording pass: the instances it stored to get back the
+        attributes the silent iterations left (``self.heads.append(layer)`` per item is not
+        done once more); an enclosing pass keeps what they were before this one."""
+        journal, self._replay_journal = self._replay_journal or {}, outer
+        for key, (owner, attrs) in journal.items():
+            owner.attrs.clear()
+            owner.attrs.update(attrs)
+            if outer is not None:
+                outer.setdefault(key, (owner, attrs))
+        if journal:
+            self.heap_version += 1
 
     def _with(self, stmt: cst.With) -> bool:
         autocast = no_grad = 0
@@ -913,6 +943,7 @@ class Interpreter:
                     value = declared_attribute(self, owner.cls, name)
                 if self._weak_update(owner) and name in owner.attrs:
                     value = join(owner.attrs[name], value)
+                self.journal(owner)
                 owner.attrs[name] = value
                 self.heap_version += 1
                 self._set(target, value)
@@ -937,6 +968,9 @@ class Interpreter:
                     replace_tensor(self, target.value, owner, value)
         elif isinstance(target, cst.Subscript):
             container = self.eval(target.value)
+            if isinstance(container, ModuleValue):
+                layers_unknown(container)  # seq[0] = layer: not followed
+                self.heap_version += 1
             index_values = [self.eval(element.slice.value) for element in target.slice
                             if isinstance(element.slice, cst.Index)]
             owner = dict_owner(self, target.value)

@@ -167,8 +167,12 @@ def set_module_dtype(module: Value, dtype: Optional[str], origin: Origin, weak: 
         return
     seen.add(id(module))
     if isinstance(module, ModuleValue):
-        # A tensor stored on the layer may be a parameter the cast converts: no longer known.
-        module.stored = {name: value for name, value in module.stored.items() if not isinstance(value, TensorValue)}
+        # A buffer the layer's class registers (a loss's class ``weight``) is converted like a
+        # parameter; another tensor stored on the layer may be a parameter: no longer known.
+        buffers = NN.TENSOR_BUFFERS.get(module.short_name, ())
+        module.stored = {name: cast_tensor(value, dtype, origin, weak) if name in buffers else value
+                         for name, value in module.stored.items()
+                         if not isinstance(value, TensorValue) or name in buffers}
         if module.param_dtypes is not None:
             if dtype is None:
                 module.param_dtypes = None
@@ -183,14 +187,20 @@ def set_module_dtype(module: Value, dtype: Optional[str], origin: Origin, weak: 
             if isinstance(value, (ModuleValue, InstanceValue)):
                 set_module_dtype(value, dtype, origin, weak, seen)
             elif name in module.cast_attrs and isinstance(value, TensorValue) and value.dtypes is not None:
-                # Module casts convert floating-point parameters and buffers only.
-                if dtype is None:
-                    if any(is_floating(d) for d in value.dtypes):
-                        module.attrs[name] = TensorValue(None, value.shape, None, value.device,
-                                                         value.requires_grad)
-                    continue
-                converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
-                if converted != value.dtypes:
-                    module.attrs[name] = TensorValue(converted | value.dtypes if weak else converted,
-                                                     value.shape, origin, value.device,
-                                                     value.requires_grad)
+                module.attrs[name] = cast_tensor(value, dtype, origin, weak)
+
+
+def cast_tensor(value: Value, dtype: Optional[str], origin: Origin, weak: bool) -> Value:
+    """A parameter or buffer after a module cast to ``dtype`` (None: unknown): module casts
+    convert floating-point tensors only. ``weak``: the cast may not happen."""
+    if not isinstance(value, TensorValue) or value.dtypes is None:
+        return value
+    if dtype is None:
+        if any(is_floating(d) for d in value.dtypes):
+            return TensorValue(None, value.shape, None, value.device, value.requires_grad)
+        return value
+    converted = frozenset(dtype if is_floating(d) else d for d in value.dtypes)
+    if converted == value.dtypes:
+        return value
+    return TensorValue(converted | value.dtypes if weak else converted, value.shape, origin, value.device,
+                       value.requires_grad)

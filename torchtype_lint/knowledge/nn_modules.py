@@ -109,6 +109,10 @@ def has_no_parameters(name: str) -> bool:
 KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
 #: Losses whose first argument is a per-class ``weight`` that must have the input's dtype.
 WEIGHTED_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
+#: Tensors a layer's class registers as buffers under these names (``_WeightedLoss`` registers
+#: ``weight``, a tensor or None): module casts (``.half()``, ``.to(dtype)``, of the layer or of
+#: a model owning it) convert them when floating, as they do parameters.
+TENSOR_BUFFERS = {name: ("weight",) for name in WEIGHTED_LOSSES}
 
 
 def construct(name: str, args: CallArgs, node: Any) -> Value:
@@ -194,6 +198,32 @@ def sequential_added(module: ModuleValue, name: Optional[str], child: Value, cer
     module.children = tuple(children)
     module.param_dtypes = _children_dtype(module.children) if all(
         isinstance(c, ModuleValue) for c in module.children) else None
+
+
+def layer_at(module: ModuleValue, index: Value) -> Value:
+    """``seq[i]`` of an ``nn.Sequential`` (or an ``nn.ModuleList`` whose layers are known one by
+    one) at a known int index, negative ones counted from the end as torch does: that layer;
+    TOP when the layers or the index are not known (an index out of range raises IndexError,
+    which is no layer either)."""
+    exact = module.short_name == "Sequential" and module.config.get(CHILD_NAMES, ()) is not None or (
+        module.short_name == "ModuleList" and module.config.get(EXACT_CHILDREN))
+    position = index.const if isinstance(index, ScalarValue) and index.pytype == "int" else None
+    children = module.children
+    if not exact or not isinstance(position, int) or not all(isinstance(c, ModuleValue) for c in children) \
+            or not -len(children) <= position < len(children):
+        return TOP
+    return children[position]
+
+
+def layers_unknown(module: ModuleValue) -> None:
+    """A container changed in a way not followed (``seq[i] = layer``, ``del seq[i]``): its
+    layers are not known any more."""
+    if module.short_name == "Sequential":
+        sequential_added(module, None, TOP, certain=False)
+    elif module.short_name == "ModuleList":
+        module.config.pop(EXACT_CHILDREN, None)
+        module.children = module.children + (TOP,)
+        module.param_dtypes = None
 
 
 def _children_dtype(children: Tuple[Value, ...]):

@@ -176,6 +176,17 @@ def _factory(name: str, args: CallArgs, node: Any, env: Env) -> Value:
                    f"torch.{name} gives the default dtype {env.default_float}", args)
 
 
+def _normal(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.normal(mean, std, size)`` of two Python numbers: samples of the default dtype
+    (``dtype=`` when given), whatever the size; the overloads taking tensors are not followed."""
+    mean, std = args.get(0, "mean"), args.get(1, "std")
+    if args.has_star or not args.has(2, "size") or not all(
+            isinstance(v, ScalarValue) and v.pytype in ("int", "float") for v in (mean, std)):
+        return TOP
+    return _tensor(env.default_float, shape_from_value(args.get(2, "size"), symbols=True), node,
+                   f"torch.normal of two numbers gives the default dtype {env.default_float}", args)
+
+
 def _full(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     fill = args.get(1, "fill_value")
     if isinstance(fill, ScalarValue):
@@ -450,7 +461,7 @@ _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "cdist": _cdist,
     **{n: _factory for n in FLOAT_FACTORIES},
     **{n: _like for n in LIKE_FACTORIES},
-    "full": _full,
+    "full": _full, "normal": _normal,
     "tensor": _tensor_ctor, "as_tensor": _tensor_ctor, "asarray": _tensor_ctor,
     "from_numpy": _from_numpy,
     "arange": _arange, "linspace": _linspace, "logspace": _linspace, "eye": _eye,

@@ -87,6 +87,11 @@ class RuleContext:
         """The value of ``node`` joined over every context it was analysed in."""
         return self._interpreter.joined_value(node)
 
+    def known_truth(self, test: Any) -> Optional[bool]:
+        """Whether the condition ``test`` (an expression the engine evaluated) is certainly true
+        or false here, as the engine decides which branch of an ``if`` runs; None when not."""
+        return self._interpreter.known_truth(self.value(test))
+
     def callee(self, node: Any) -> Optional[Callee]:  # replaced per instance, as value()
         """What the call ``node`` resolved to in this context, with its argument values."""
         return self._interpreter.callee(node)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, FrozenSet, Optional, Tuple
 
+import libcst as cst
+
 from ...knowledge.named_tuples import type_name
 from ...model.values import ArrayValue, ScalarValue, SequenceValue, TensorValue, Value
 from ..context import RuleContext
@@ -42,9 +44,13 @@ def non_tensor(value: Value, numpy: bool) -> Optional[Tuple[str, str, str]]:
 def first_non_tensor(call: Any, params: FrozenSet[str], numpy: bool) -> Optional[Tuple[str, Any, Value,
                                                                                         Tuple[str, str, str]]]:
     """(parameter, argument node, value, description) of the first of ``params`` (in torch's
-    order) whose argument is certainly no tensor, or None."""
+    order) whose argument is certainly no tensor, or None. An argument spread from a tuple or
+    list of known items (``super().forward(*inputs)``) is judged too: its node is the ``*``
+    argument."""
     for param in sorted(params, key=lambda p: _ORDER.index(p) if p in _ORDER else len(_ORDER)):
         argument = call.arg_node(param)
+        if argument is None:
+            argument = _spread_from(call, param)
         if argument is None:
             continue
         value = call.arg(param)
@@ -54,13 +60,26 @@ def first_non_tensor(call: Any, params: FrozenSet[str], numpy: bool) -> Optional
     return None
 
 
+def _spread_from(call: Any, param: str) -> Optional[cst.Arg]:
+    """The ``*xs`` argument of the call that ``param``'s value came from, when the call spreads
+    exactly one sequence of known items (the engine then binds its items one by one), else None."""
+    node = call.node
+    if not isinstance(node, cst.Call) or not call.has_arg(param):
+        return None
+    spread = [arg for arg in node.args if arg.star == "*"]
+    if len(spread) != 1 or any(arg.star == "**" for arg in node.args):
+        return None
+    return spread[0]
+
+
 def report_non_tensor(flag: Callable[..., None], ctx: RuleContext, node: Any, call: Any,
                       found: Tuple[str, Any, Value, Tuple[str, str, str]], says: Tuple[str, str]) -> None:
     """The report both rules make: what the op takes, what it got, what torch says (``says``:
     torch's words with the value's ``{type}``, and without it when the type is not known)."""
     param, argument, value, (what, python_type, advice) = found
     said = says[0].format(type=python_type) if python_type else says[1]
+    given = f"the item of `{code(argument, 40)}` it gets" if isinstance(argument, cst.Arg) else f"`{code(argument, 40)}`"
     flag(ctx, node,
-         f"`{call.label}` takes only a Tensor as its `{param}`, but `{code(argument, 40)}` is {what}"
+         f"`{call.label}` takes only a Tensor as its `{param}`, but {given} is {what}"
          f"{origin_note(value)}: torch raises {said}; {advice}",
          origin=value.origin)

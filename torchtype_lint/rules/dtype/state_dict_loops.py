@@ -9,7 +9,7 @@ the expressions that stand for the entry in them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Callable, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -31,6 +31,9 @@ class StateLoop:
     key_name: Optional[str]
     #: The loop's body (where names the entry is updated with are assigned).
     body: Any = None
+    #: Other expressions holding a tensor of the entry's dtype, made from it in the body
+    #: (``d = v - other[k]``, ``diff[k] = v.clone()``): ("name", n) or ("item", dict, key).
+    aliases: FrozenSet[Tuple[str, ...]] = frozenset()
 
 
 def state_loop(loop: cst.For, scope_body: List[Any]) -> Optional[StateLoop]:
@@ -164,10 +167,12 @@ def _key_name(target: Any) -> Optional[str]:
     return first.value if isinstance(first, cst.Name) else None
 
 
-def unconditional_statements(body: Any) -> Iterator[Any]:
+def unconditional_statements(body: Any, truth: Optional[Callable[[Any], Optional[bool]]] = None) -> Iterator[Any]:
     """The small statements of a loop body that run for every item: in order, through ``with``
     blocks and nested ``for`` loops, over compound statements that cannot leave the iteration,
-    up to one that can."""
+    up to one that can. ``truth``: whether an ``if``'s test is certainly true or false, as the
+    engine decided the branch (``if self.conf["dp"]:`` of a constant config): the branch that
+    runs is followed too."""
     for stmt in getattr(body, "body", ()):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -177,11 +182,29 @@ def unconditional_statements(body: Any) -> Iterator[Any]:
         elif isinstance(stmt, (cst.With, cst.For)) and getattr(stmt, "orelse", None) is None:
             # a with block runs once; a nested for (over the clients to average) runs its body
             # for this entry too, as long as it iterates at all
-            yield from unconditional_statements(stmt.body)
+            yield from unconditional_statements(stmt.body, truth)
             if _leaves(stmt.body):
+                return
+        elif isinstance(stmt, cst.If) and truth is not None and _taken(stmt, truth) is not None:
+            taken = _taken(stmt, truth)
+            yield from unconditional_statements(taken, truth)
+            if _leaves(taken):
                 return
         elif _leaves(stmt):
             return  # `if not v.is_floating_point(): continue` skips the int entries
+
+
+def _taken(stmt: cst.If, truth: Callable[[Any], Optional[bool]]) -> Optional[Any]:
+    """The block of ``stmt`` that runs (its body, or a plain ``else``) when its test is decided;
+    None when it is not, or when an ``elif`` would need deciding too."""
+    decided = truth(stmt.test)
+    if decided is True:
+        return stmt.body
+    if decided is False and isinstance(stmt.orelse, cst.Else):
+        return stmt.orelse.body
+    if decided is False and stmt.orelse is None:
+        return cst.IndentedBlock(body=[])
+    return None
 
 
 def _leaves(node: Any) -> bool:
@@ -211,10 +234,27 @@ def is_entry(node: Any, loop: StateLoop) -> bool:
     if isinstance(node, cst.Attribute) and node.attr.value == "data":
         node = node.value  # v.data is the same storage
     if isinstance(node, cst.Name):
-        return loop.value_name is not None and node.value == loop.value_name
-    if isinstance(node, cst.Subscript) and loop.dict_node is not None and loop.key_name is not None \
-            and isinstance(node.value, cst.Name) and node.value.value == loop.dict_node.value \
-            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        key = node.slice[0].slice.value
-        return isinstance(key, cst.Name) and key.value == loop.key_name
+        return loop.value_name is not None and node.value == loop.value_name or ("name", node.value) in loop.aliases
+    item = item_of(node)
+    if item is not None and loop.key_name is not None and item[1] == loop.key_name:
+        return loop.dict_node is not None and item[0] == loop.dict_node.value or ("item",) + item in loop.aliases
     return False
+
+
+def item_of(node: Any) -> Optional[Tuple[str, str]]:
+    """(dict, key) of ``d[k]`` with both names, else None."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 \
+            and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.Name):
+        return node.value.value, node.slice[0].slice.value.value
+    return None
+
+
+def alias_key(node: Any, loop: StateLoop) -> Optional[Tuple[str, ...]]:
+    """How ``loop.aliases`` names the assignment target ``node`` (a name, or ``d[k]`` of the
+    loop's key), else None."""
+    if isinstance(node, cst.Name):
+        return ("name", node.value)
+    item = item_of(node)
+    if item is not None and loop.key_name is not None and item[1] == loop.key_name:
+        return ("item",) + item
+    return None

@@ -2,6 +2,7 @@
 applies a float-only in-place op to its int64 ``num_batches_tracked`` buffer too."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, List, Optional, Tuple
 
 import libcst as cst
@@ -11,7 +12,8 @@ from ..base import RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype_rule import DtypeRule
 from ..source_edits import code
-from .state_dict_loops import StateLoop, entry_loops, is_entry, state_loop, unconditional_statements
+from ...knowledge.module_state import state_entries, structure
+from .state_dict_loops import StateLoop, alias_key, entry_loops, is_entry, state_loop, unconditional_statements
 
 #: In-place methods that fail on an int64 tensor whatever their arguments.
 _FLOAT_ONLY_METHODS = {"normal_", "uniform_", "log_normal_", "exponential_", "cauchy_", "lerp_",
@@ -92,12 +94,23 @@ class StateLoopIntegerBuffer(DtypeRule):
         for loop, owner, state in loops:
             batchnorm = tracked_batchnorm(owner)
             if batchnorm is not None and not (isinstance(owner, InstanceValue) and _overrides_state(owner)):
-                judged.append((loop, batchnorm, state))
-        for small in unconditional_statements(node.body):
-            for loop, batchnorm, state in list(judged):
-                if isinstance(small, cst.Assign) and any(is_entry(t.target, loop) for t in small.targets):
-                    judged.remove((loop, batchnorm, state))  # sd[k] = sd[k].float(): maybe no longer int64
-                    continue
+                judged.append([loop, batchnorm, state, owner])
+        if not judged:
+            return  # no BatchNorm's state here: the walk of the body (most of this rule's cost) is not needed
+        for small in unconditional_statements(node.body, ctx.known_truth):
+            for entry in list(judged):
+                loop, batchnorm, state, owner = entry
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                    if any(is_entry(t, replace(loop, aliases=frozenset())) for t in targets):
+                        judged.remove(entry)  # sd[k] = sd[k].float(): maybe no longer int64
+                        continue
+                    # diff[k] = v - other.state_dict()[k]: another tensor of the entry's dtype
+                    keys = [alias_key(t, loop) for t in targets]
+                    derived = len(keys) == 1 and keys[0] is not None and _keeps_dtype(small.value, loop, owner, ctx)
+                    aliases = loop.aliases - set(keys) | ({keys[0]} if derived else set())
+                    if aliases != loop.aliases:
+                        entry[0] = loop = replace(loop, aliases=frozenset(aliases))
                 failing = _failing_use(small, loop, ctx)
                 if failing is not None:
                     self._report(ctx, failing, batchnorm, state)
@@ -176,6 +189,52 @@ def _failing_use(small: Any, loop: StateLoop, ctx: RuleContext) -> Optional[Any]
     return None
 
 
+#: Tensor methods whose result has the tensor's dtype (a copy, the same values elsewhere).
+_SAME_DTYPE_METHODS = ("clone", "detach", "cpu", "contiguous")
+#: Operators that keep an int64 tensor int64 with another int64 tensor or a Python int.
+_INTEGRAL_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply)
+
+
+def _keeps_dtype(node: Any, loop: StateLoop, owner: Value, ctx: RuleContext, depth: int = 0) -> bool:
+    """Is ``node`` int64 whenever the loop's entry is the int64 counter? The entry itself (or a
+    name made from it), a copy of it (``v.clone()``), or a sum, difference or product of such
+    values with Python ints and with the entry of the same key in the state of a module of the
+    same structure (``v - global_model.state_dict()[k]``: the other model's counter)."""
+    if depth > 4:
+        return False
+    if is_entry(node, loop):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value in _SAME_DTYPE_METHODS and not node.args:
+        return _keeps_dtype(node.func.value, loop, owner, ctx, depth + 1)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _INTEGRAL_OPERATORS):
+        sides = (node.left, node.right)
+        made = [_keeps_dtype(side, loop, owner, ctx, depth + 1) for side in sides]
+        return any(made) and all(known or _python_int(ctx.value(side)) or _same_entry_elsewhere(side, loop, owner, ctx)
+                                 for side, known in zip(sides, made))
+    return False
+
+
+def _python_int(value: Value) -> bool:
+    return isinstance(value, ScalarValue) and value.pytype in ("int", "bool")
+
+
+def _same_entry_elsewhere(node: Any, loop: StateLoop, owner: Value, ctx: RuleContext) -> bool:
+    """``other.state_dict()[k]`` (or ``sd[k]`` of a name holding one) with the loop's key, where
+    ``other`` has the structure of the module whose entries the loop visits: the same entry
+    there, of the same dtype."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return False
+    key = node.slice[0].slice.value
+    if loop.key_name is None or not isinstance(key, cst.Name) or key.value != loop.key_name:
+        return False
+    origin = state_entries(ctx.value(node.value))
+    if origin is None:
+        return False
+    mine = structure(owner)
+    return mine is not None and structure(origin.module) == mine
+
+
 def _floating(node: Any, ctx: RuleContext, loop: StateLoop, depth: int = 0) -> bool:
     """Is the expression floating whatever its tensors' dtypes: a float value, a true division,
     a product, sum or difference with a Python float (an int64 tensor times 0.5 is float32), or
@@ -200,7 +259,7 @@ def _floating(node: Any, ctx: RuleContext, loop: StateLoop, depth: int = 0) -> b
             return any(_is_python_float(ctx.value(a.value)) or _floating(a.value, ctx, loop, depth + 1)
                        for a in node.args if a.keyword is None)
     if isinstance(node, cst.Name) and loop.body is not None:
-        found = [s.value for s in unconditional_statements(loop.body)
+        found = [s.value for s in unconditional_statements(loop.body, ctx.known_truth)
                  if isinstance(s, cst.Assign) and len(s.targets) == 1
                  and isinstance(s.targets[0].target, cst.Name) and s.targets[0].target.value == node.value]
         return len(found) == 1 and _floating(found[0], ctx, loop, depth + 1)
