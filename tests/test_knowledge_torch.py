@@ -245,6 +245,14 @@ OPS = [
     ("", "torch.outer(v, v)"), ("", "torch.outer(torch.arange(4.0), v)"),
     ("", "x.half().index_select(1, torch.tensor([0, 2]))"), ("", "torch.index_select(i, 0, torch.tensor(1))"),
     ("", "y4.index_select(-1, torch.arange(3))"), ("", "x.index_select(0, torch.tensor([0], dtype=torch.int32))"),
+    # grids and inverses: shapes and the inputs' dtype
+    ("", "torch.meshgrid(v, torch.randn(4), indexing='ij')[1]"),
+    ("", "torch.meshgrid(v, torch.randn(4), indexing='xy')[0]"),
+    ("", "torch.meshgrid([torch.arange(3), torch.arange(5), torch.arange(2)], indexing='ij')[2]"),
+    ("", "torch.meshgrid(torch.tensor(2.0), v, indexing='ij')[0]"),
+    ("", "torch.meshgrid(torch.arange(3), torch.arange(4), torch.arange(2), indexing='xy')[2]"),
+    ("", "torch.inverse(torch.randn(2, 3, 3) + 3 * torch.eye(3))"),
+    ("", "torch.linalg.inv(x64[:, :2] + 3 * torch.eye(2, dtype=torch.float64))"),
 ]
 
 NUMPY = [

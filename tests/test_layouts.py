@@ -84,6 +84,28 @@ SNIPPETS = {
         "b = torch.randn(2, 48, 48).view(2, 8, 6, 48).transpose(2, 3).transpose(1, 2)\n"
         "y = nn.Flatten()(b)", True),
     "dropout_module_dense": ("y = nn.Dropout(0.1)(torch.randn(4, 6).t())", True),
+    # default_collate stacks the samples: row-major samples give a row-major batch
+    "collated_batch": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                       "for b, in DataLoader(TensorDataset(torch.randn(8, 3, 5, 5)), batch_size=4):\n"
+                       "    y = b", True),
+    "collated_first_batch": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                             "for b, in DataLoader(TensorDataset(torch.randn(9, 3, 5)), batch_size=4):\n"
+                             "    y = b\n    break", False),
+    "collated_one_channel": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                             "for b, in DataLoader(TensorDataset(torch.randn(8, 1, 5, 5)), batch_size=4):\n"
+                             "    y = b", True),
+    "collated_pixels": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                        "for b, in DataLoader(TensorDataset(torch.randn(8, 3, 1, 1)), batch_size=4):\n"
+                        "    y = b", True),
+    # samples laid out channels-last: the batch is too (the engine need not know it)
+    "collated_channels_last_samples": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                                       "rows = torch.randn(8, 5, 5, 3).permute(0, 3, 1, 2)\n"
+                                       "for b, in DataLoader(TensorDataset(rows), batch_size=4):\n"
+                                       "    y = b", False),
+    "collated_transposed_samples": ("from torch.utils.data import DataLoader, TensorDataset\n"
+                                    "for b, in DataLoader(TensorDataset(torch.randn(8, 5, 3).transpose(1, 2)),"
+                                    " batch_size=4):\n    y = b", False),
+    "row_of_transposed": ("for r in torch.randn(4, 6, 5).transpose(1, 2):\n    y = r", True),
     "through_a_function": ("def f(x):\n    return x.transpose(0, 1)\ny = f(torch.randn(4, 6)) * 3", True),
 }
 

@@ -15,6 +15,7 @@ from ..model.values import (
     SequenceValue, TensorValue, Value, join, join_all,
 )
 from .indexing import index_first
+from .layouts import contiguous, known_shape, stacked_contiguous, with_layout
 
 TENSOR_DATASET_NAMES = ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset")
 SUBSET_NAMES = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
@@ -341,8 +342,9 @@ def first_batch(loader: DataLoaderValue) -> Optional[Value]:
 def _noted(value: Value, node: Any, note: str) -> Value:
     """``value`` (a batch) with each tensor's origin saying which batch it is."""
     if isinstance(value, TensorValue):
-        return TensorValue(value.dtypes, value.shape, Origin(node, note, value.origin), value.device,
-                           value.requires_grad)
+        noted = TensorValue(value.dtypes, value.shape, Origin(node, note, value.origin), value.device,
+                            value.requires_grad)
+        return with_layout(noted, value.layout.strides) if value.layout is not None else noted
     if isinstance(value, SequenceValue) and value.items is not None:
         items = tuple(_noted(item, node, note) for item in value.items)
         return SequenceValue(value.container, join_all(items) if items else value.element, items, value.origin,
@@ -364,7 +366,10 @@ def collate(item: Value, batch_size: Optional[int], loader_node: Any = None) -> 
     batch_dim: Any = batch_size if isinstance(batch_size, int) else None
     if isinstance(item, TensorValue):
         shape = None if item.shape is None else (batch_dim,) + tuple(item.shape)
-        return TensorValue(item.dtypes, shape, item.origin, item.device)
+        stacked = TensorValue(item.dtypes, shape, item.origin, item.device)
+        if known_shape(shape) and stacked_contiguous(item):  # torch.stack of row-major samples
+            return with_layout(stacked, contiguous(shape))  # type: ignore[arg-type]
+        return stacked
     if isinstance(item, ArrayValue):
         shape = None if item.shape is None else (batch_dim,) + tuple(item.shape)
         return TensorValue(item.dtypes, shape, Origin(loader_node, "default_collate keeps the ndarray's dtype",

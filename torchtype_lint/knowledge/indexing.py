@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from ..model.values import TOP, BOOL, ArrayValue, NoneValue, ScalarValue, StringValue, TensorValue, Value
+from .layouts import made_by, strides_of, with_layout
 
 #: Stands for a slice (``a:b:c``) among the indices; its bounds are passed separately.
 SLICE = StringValue(":")
@@ -24,7 +25,10 @@ SliceBounds = Tuple[Any, Any, Any]
 def index_first(t: TensorValue) -> Value:
     """``t[0]``, which is also what iterating over ``t`` yields: the first dim is dropped."""
     shape = t.shape[1:] if t.shape else None
-    return TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
+    row = TensorValue(t.dtypes, shape, t.origin, t.device, t.requires_grad)
+    strides = strides_of(t)
+    # a view: the other dims keep their strides
+    return with_layout(row, strides[1:], made_by(t)) if strides else row
 
 
 def index_tensor(t: TensorValue, indices: List[Value], slices: Dict[int, SliceBounds]) -> Value:

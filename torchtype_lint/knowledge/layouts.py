@@ -18,7 +18,10 @@ Every rule here was measured in torch (tests/test_layouts.py runs each against t
   a dense input (preserve_format), else gives the suggested format; a conversion to the same
   dtype returns the tensor itself;
 - 2-D convolutions, batch norms and pools of a 4-D input give channels-last strides when the
-  input's strides are channels-last-like (``suggest_memory_format``), else row-major.
+  input's strides are channels-last-like (``suggest_memory_format``), else row-major;
+- a tensor's rows (``for row in t``, a ``TensorDataset``'s samples) keep the other dims' strides,
+  and default_collate's ``torch.stack`` of row-major samples is row-major (unless the stacked
+  shape is channels-last-like, where ``torch.cat`` allocates channels-last).
 """
 from __future__ import annotations
 
@@ -270,6 +273,18 @@ def preserved(shape: Sequence[int], strides: Sequence[int]) -> Strides:
     """``torch.preserve_format`` (a conversion, ``clone()``): a dense input's strides, else the
     suggested format."""
     return tuple(strides) if is_dense(shape, strides) else suggested(shape, strides)
+
+
+def stacked_contiguous(item: Value) -> bool:
+    """Does ``torch.stack`` of tensors like ``item`` along dim 0 (what default_collate does
+    with a batch's samples) give a row-major result? When ``item``'s strides are known and
+    row-major and the unsqueezed item is not channels-last-like (``torch.cat`` would then
+    allocate its result channels-last); else not known."""
+    strides = strides_of(item)
+    if strides is None or not is_contiguous(item.shape, strides):  # type: ignore[union-attr]
+        return False
+    shape = tuple(item.shape)  # type: ignore[union-attr]
+    return not channels_last_like((1,) + shape, unsqueezed(shape, strides, 0))
 
 
 # --------------------------------------------------------------------------- operations

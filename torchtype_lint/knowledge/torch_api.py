@@ -457,6 +457,57 @@ def _cdist(name: str, args: CallArgs, node: Any, env: Env) -> Value:
                        x1.device)
 
 
+def _meshgrid(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.meshgrid(a, b, ..., indexing="ij")`` (or of one list): a tuple of one grid per
+    input, each of shape (len(a), len(b), ...); ``indexing="xy"`` swaps the first two sizes.
+    The inputs must share one dtype (else torch raises), which every grid keeps."""
+    if args.has_star:
+        return TOP
+    inputs = list(args.pos)
+    if len(inputs) == 1 and isinstance(inputs[0], SequenceValue):
+        inputs = list(inputs[0].items) if inputs[0].items is not None else []
+    indexing = args.kw.get("indexing")
+    if indexing is None:
+        order = "ij"  # torch's default (with a warning)
+    elif isinstance(indexing, StringValue) and indexing.const in ("ij", "xy"):
+        order = indexing.const
+    else:
+        return TOP
+    if not inputs or not all(isinstance(t, TensorValue) for t in inputs):
+        return TOP
+    dtypes = {t.dtype for t in inputs}  # type: ignore[union-attr]
+    dtype = dtypes.pop() if len(dtypes) == 1 else None
+    if dtype is None:
+        return TOP
+    sizes: List[Any] = []
+    for t in inputs:
+        if t.shape is None or len(t.shape) > 1:  # type: ignore[union-attr]
+            sizes = []
+            break
+        sizes.append(t.shape[0] if t.shape else 1)  # type: ignore[union-attr]
+    shape: Shape = None
+    if sizes:
+        if order == "xy" and len(sizes) >= 2:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        shape = tuple(sizes)
+    grids = tuple(TensorValue(frozenset({dtype}), shape, _origin(node, "torch.meshgrid keeps its inputs' dtype",
+                                                                 t.origin), t.device) for t in inputs)  # type: ignore
+    return SequenceValue("tuple", grids[0] if len(grids) == 1 else TOP, grids)
+
+
+def _inverse(name: str, args: CallArgs, node: Any, env: Env) -> Value:
+    """``torch.inverse(A)`` / ``torch.linalg.inv(A)`` of a floating (..., n, n) tensor: its
+    shape and dtype (other dtypes raise)."""
+    a = args.get(0, "A" if name == "linalg.inv" else "input")
+    if not isinstance(a, TensorValue) or a.dtype is None or category(a.dtype) < Category.FLOAT:
+        return TOP
+    shape = a.shape
+    if shape is not None and (len(shape) < 2 or (isinstance(shape[-1], int) and isinstance(shape[-2], int)
+                                                  and shape[-1] != shape[-2])):
+        shape = None  # not a batch of square matrices: torch raises
+    return TensorValue(a.dtypes, shape, a.origin, a.device, a.requires_grad)
+
+
 _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "cdist": _cdist,
     **{n: _factory for n in FLOAT_FACTORIES},
@@ -470,6 +521,7 @@ _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "dot": _matmul_fn, "outer": _matmul_fn, "ger": _matmul_fn,  # outer promotes: mixed dtypes stay unknown
     "cat": _cat, "concat": _cat, "stack": _cat,
     "where": _where,
+    "meshgrid": _meshgrid, "inverse": _inverse, "linalg.inv": _inverse,
     "einsum": lambda name, args, node, env: _einsum(args, node),
 }
 
