@@ -67,8 +67,8 @@ from .modules import (
 )
 from .runtime import AnalysisBudgetExceeded, Assignment, BoundMethod, Frame, SuperValue
 from .units import AFTER_BODY, END, STANDALONE, STATEMENT, GlobalState, Unit, UnitSelection
-from .syntax import (OPERATOR_SYMBOLS, dotted_name, is_dataclass_decorated, leaves_early, names_bound_in,
-                     target_names)
+from .syntax import (OPERATOR_SYMBOLS, child_expressions, dotted_name, is_dataclass_decorated, leaves_early,
+                     names_bound_in, target_names)
 
 __all__ = [
     "AnalysisBudgetExceeded", "Assignment", "BoundMethod", "DataLoaderValue", "DEFAULT_TIME_BUDGET",
@@ -162,6 +162,8 @@ class Interpreter:
         self._loop_nesting = 0
         #: Loop statement -> the names its body may rebind (syntax.names_bound_in), found once.
         self._bound_names: Dict[Any, FrozenSet[str]] = {}
+        #: Unmodelled expression -> the sub-expressions it evaluates (syntax.child_expressions).
+        self._child_expressions: Dict[Any, Tuple[Any, ...]] = {}
         #: Listeners run although nothing is recorded: the item-by-item passes of an unrolled
         #: loop, whose every iteration runs (what a rule finds in one of them happens).
         self._probing = False
@@ -1006,15 +1008,11 @@ class Interpreter:
 
     def _eval_children(self, node: Any) -> Value:
         # Unmodelled expression: still evaluate sub-expressions so rules see nested calls.
-        for child in node.children:
-            if isinstance(child, cst.BaseExpression):
-                self.eval(child)
-            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement)):
-                for grand in child.children:
-                    if isinstance(grand, cst.BaseExpression):
-                        self.eval(grand)
-            elif isinstance(child, cst.FormattedStringExpression):
-                self.eval(child.expression)  # f"{evaluate(model, loader):.3f}" calls evaluate
+        parts = self._child_expressions.get(node)
+        if parts is None:  # libcst's node.children rebuilds the node: found once per node
+            parts = self._child_expressions[node] = child_expressions(node)
+        for child in parts:
+            self.eval(child)
         return TOP
 
 

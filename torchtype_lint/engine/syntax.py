@@ -261,3 +261,17 @@ def is_dataclass_decorated(class_node: Any) -> bool:
 def function_name(fnode: Any) -> str:
     """A def's name; ``<lambda>`` for a lambda."""
     return fnode.name.value if isinstance(fnode, cst.FunctionDef) else "<lambda>"
+
+
+def child_expressions(node: Any) -> Tuple[Any, ...]:
+    """The sub-expressions an expression the engine does not model evaluates, in source order:
+    its expression children, those of its arguments and elements, an f-string part's expression."""
+    found: List[Any] = []
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            found.append(child)
+        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement)):
+            found.extend(grand for grand in child.children if isinstance(grand, cst.BaseExpression))
+        elif isinstance(child, cst.FormattedStringExpression):
+            found.append(child.expression)  # f"{evaluate(model, loader):.3f}" calls evaluate
+    return tuple(found)

@@ -102,6 +102,8 @@ class DtypeComparedToStringOrType(Rule):
         # `isinstance(x, np.ndarray)` only when the enclosing `and` / `if` is evaluated.
         self._pending: Dict[Any, Tuple[str, Optional[Fix]]] = {}
         self._guarded: Set[Any] = set()
+        #: Guarded blocks whose comparisons are in _guarded (a block is walked once per file).
+        self._collected: Set[Any] = set()
 
     def report(self, node: Any, message: str, origin: Any = None, fix: Optional[Fix] = None) -> None:
         self._pending.setdefault(node, (message, fix))
@@ -115,7 +117,8 @@ class DtypeComparedToStringOrType(Rule):
             return
         if not isinstance(node, cst.Comparison):
             guard, guarded = _non_tensor_guard(node)
-            if guard is not None and _is_non_tensor_isinstance(guard, ctx):
+            if guard is not None and guarded not in self._collected and _is_non_tensor_isinstance(guard, ctx):
+                self._collected.add(guarded)
                 self._guarded.update(_comparisons_in(guarded))
             return
         for left, operator, right in _comparison_pairs(node):

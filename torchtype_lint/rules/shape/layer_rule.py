@@ -1,7 +1,7 @@
 """The visit shared by the layer-contract rules (TTL501-TTL505, TTL514)."""
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import libcst as cst
 
@@ -22,8 +22,7 @@ class _LayerRule(Rule):
     listens = (cst.Call,)
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
-        track_layer_chain(node, ctx)
-        found = _module_call(node, ctx)
+        found = _layer_call(node, ctx)
         if found is None:
             return
         module, x, x_node = found
@@ -52,6 +51,28 @@ class _LayerRule(Rule):
         described, origin = describe_input(x, ctx)
         self.report(node, f"{layer_label(module)} {expects}; {_subject(x_node)} {got} ({described})"
                           f"{_flatten_hint(module, tuple(x.shape), x_node)}", origin=origin)
+
+
+class _LastLayerCall:
+    """Per analysis (``ctx.state``): the evaluation of a call the layer rules judge now (its
+    ``Callee``, new for each evaluation) and what ``_module_call`` found for it."""
+
+    def __init__(self) -> None:
+        self.callee: Any = None
+        self.found: Optional[Tuple[ModuleValue, Any, Any]] = None
+
+
+def _layer_call(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[ModuleValue, Any, Any]]:
+    """``_module_call`` of ``node``, with its layer chain tracked: once per evaluation for
+    all the layer rules (tracking again is a no-op, and the call's values do not change)."""
+    callee = ctx.callee(node)
+    if callee is None:
+        return None
+    last = ctx.state(_LastLayerCall)
+    if callee is not last.callee:
+        track_layer_chain(node, ctx)
+        last.callee, last.found = callee, _module_call(node, ctx)
+    return last.found
 
 
 def _flatten_hint(module: ModuleValue, shape: Tuple[Any, ...], x_node: Any) -> str:
