@@ -191,6 +191,37 @@ CASES = [
         output = model(torch.cat(crops(images))).view(2, images.size(0), -1).mean(0)
         loss = F.cross_entropy(output, target)
     """),
+    Case("function_squeeze_before_batch_norm1d", "TTL522", "expected 2D or 3D input", """
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(3, 16, 3), nn.AdaptiveAvgPool2d((1, 1)))
+            self.block = nn.Sequential(nn.Linear(16, 8), nn.BatchNorm1d(8))
+
+        def forward(self, x):
+            x = torch.squeeze(self.features(x))
+            return self.block(x)  # <-
+
+    model = Head().eval()
+    with torch.no_grad():
+        for x, y in DataLoader(TensorDataset(torch.rand(9, 3, 8, 8), torch.randint(0, 2, (9,))), batch_size=4):
+            out = model(x)
+    """, """
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(3, 16, 3), nn.AdaptiveAvgPool2d((1, 1)))
+            self.block = nn.Sequential(nn.Linear(16, 8), nn.BatchNorm1d(8))
+
+        def forward(self, x):
+            x = torch.flatten(self.features(x), 1)
+            return self.block(x)
+
+    model = Head().eval()
+    with torch.no_grad():
+        for x, y in DataLoader(TensorDataset(torch.rand(9, 3, 8, 8), torch.randint(0, 2, (9,))), batch_size=4):
+            out = model(x)
+    """),
     Case("empty_list_tested_after_index", "TTL215", "tensors used as indices must be long", """
     def keep(n):
         return list(range(n))
@@ -242,6 +273,13 @@ SILENT = {
         if x.size(0) < 2:
             continue
         out = model(x)
+    """,
+    # a squeeze of a batch whose last batch holds two samples: the layer always gets 2-D input
+    "function_squeeze_last_batch_of_two": """
+    block = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1))
+    norm = nn.BatchNorm1d(8).eval()
+    for (x,) in DataLoader(TensorDataset(torch.rand(10, 3, 6, 6)), batch_size=4):
+        out = norm(torch.squeeze(block(x)))
     """,
     # a last batch of two samples
     "norm_last_batch_of_two": _REGRESSOR.format(mark="") + """

@@ -383,7 +383,7 @@ class RowsScan:
             return ROWS
         if name == "squeeze":
             if not node.args:
-                return self._squeezed(node)
+                return self._squeezed(node, node.func.value)
             dim = _int(args[0]) if len(args) == 1 and len(node.args) == 1 else None
             return ROWS if dim is not None and dim != 0 and self._positive(node.func.value, dim) else None
         if name == "unsqueeze" and len(args) == 1:
@@ -409,10 +409,10 @@ class RowsScan:
             return ROWS if dim is not None and dim != 0 and self._positive(node.func.value, dim) else None
         return None
 
-    def _squeezed(self, node: cst.Call) -> Optional[Rows]:
-        """``x.squeeze()`` of a tensor of rows whose other dims are known: on a batch of one it
-        drops dim 0 as well."""
-        value = self.value_of(node.func.value)
+    def _squeezed(self, node: cst.Call, tensor: Any) -> Optional[Rows]:
+        """``x.squeeze()`` / ``torch.squeeze(x)`` of a tensor of rows whose other dims are
+        known: on a batch of one it drops dim 0 as well."""
+        value = self.value_of(tensor)
         if not (isinstance(value, TensorValue) and value.shape is not None and len(value.shape) >= 1
                 and all(isinstance(d, int) for d in value.shape[1:])):
             return None
@@ -442,6 +442,8 @@ class RowsScan:
             return kind if name in _SQUEEZE_KEEP_FUNCTIONS else None
         if name in _KEEP_FUNCTIONS:
             return ROWS
+        if name == "squeeze" and len(node.args) == 1:
+            return self._squeezed(node, first)  # torch.squeeze(x): every dim of size 1
         if name == "flatten":
             start = _int(node.args[1].value) if len(node.args) > 1 and node.args[1].keyword is None else \
                 _keyword_int(node, "start_dim", 0)

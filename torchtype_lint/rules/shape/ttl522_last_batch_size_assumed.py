@@ -9,12 +9,14 @@ import libcst as cst
 from ...knowledge.data_pipeline import DataLoaderValue, LastBatch, batch
 from ...knowledge.dim_args import ONE_DIM_OPS, SEQUENCE_DIM_OPS
 from ...knowledge.shapes import dim_in_range
-from ...model.values import FunctionValue, InstanceValue, ScalarValue, SymbolValue, TensorValue, Value
+from ...model.values import FunctionValue, InstanceValue, ModuleValue, ScalarValue, SymbolValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call
 from ..source_edits import code
+from .messages import layer_label
 from .batch_rows import RowsScan, loop_seeds
+from .layer_contracts import chain_failure, layer_mismatch
 from .loader_loops import (
     FullBatchUse, SyntaxCache, batch_names, derived_names, factory_use, full_batch_uses, mentions, scope_statements,
     size_guarded, small_statements, state_use, using, walk,
@@ -35,8 +37,10 @@ class LastBatchSizeAssumed(Rule):
     and carried through the names computed from them (`torch.cat([...] * n_views)`, a mask
     `torch.eye(labels.shape[0])`) to where they meet the batch; and, when the last batch holds
     exactly one sample, a bare `.squeeze()` of the batch's rows (in the loop or in `forward`)
-    that drops the batch dimension of that batch too, before a binary cross-entropy or an op
-    that names a dim the smaller tensor lacks (`torch.cat(pooled, dim=1)`, `F.softmax(x, dim=1)`).
+    that drops the batch dimension of that batch too, before a binary cross-entropy, an op
+    that names a dim the smaller tensor lacks (`torch.cat(pooled, dim=1)`, `F.softmax(x, dim=1)`)
+    or a layer that checks its input's rank (`nn.BatchNorm1d` of pooled features squeezed with
+    `torch.squeeze(x)`: 1-D on that batch).
 
     ## Why is this bad?
     When the dataset size is not a multiple of the batch size, the last batch is smaller: with
@@ -74,7 +78,8 @@ class LastBatchSizeAssumed(Rule):
                                         r"Expected hidden(\[0\])? size|must match|Sizes of tensors must match|"
                                         r"shapes cannot be multiplied|Using a target size|"
                                         r"must be the same as input size|Dimension out of range|"
-                                        r"The shape of the mask|out of bounds")
+                                        r"The shape of the mask|out of bounds|expected \dD or \dD input|"
+                                        r"Expected \dD \(unbatched\) or \dD \(batched\) input")
 
     def visit(self, node: cst.For, ctx: RuleContext) -> None:
         loader, enumerated = _loader(node.iter, ctx)
@@ -129,6 +134,11 @@ class LastBatchSizeAssumed(Rule):
         elif use.what == "squeeze":
             what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gets a 0-dim input "
                     "for a target of one sample")
+        elif use.what.startswith("squeeze-layer"):
+            rank, label, expects = use.what.split(":", 3)[1:]
+            size = code(use.size_node, 60)
+            what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gives {label} a {rank}-D "
+                    f"input, but it {expects} (torch raises)")
         elif use.what.startswith("squeeze-dim"):
             rank, dim, named = use.what.split(":")[1:]
             size = code(use.size_node, 60)
@@ -138,8 +148,8 @@ class LastBatchSizeAssumed(Rule):
         else:
             how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
             what = f"`{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples"
-        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze" else
-               f"squeeze the named dim (`.squeeze({use.what.split(':')[3]})`)" if use.what.startswith("squeeze")
+        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze" or use.what.startswith("squeeze-layer")
+               else f"squeeze the named dim (`.squeeze({use.what.split(':')[3]})`)" if use.what.startswith("squeeze")
                else "use the batch's own size (`x.size(0)`)")
         self.report(use.node, f"{path}, and {what}; {fix} or `DataLoader(..., drop_last=True)`")
 
@@ -352,7 +362,7 @@ def _squeezed_dim_out_of_range(loop: cst.For, loader: DataLoaderValue, enumerate
 
     def on_call(call: cst.Call, kinds: Any, depth: int) -> None:
         if not found:
-            use = _dim_beyond_squeezed(call, kinds, value_of)
+            use = _dim_beyond_squeezed(call, kinds, value_of) or _layer_rank_after_squeeze(call, kinds, value_of)
             if use is not None:
                 found.append(use)
 
@@ -392,6 +402,51 @@ def _dim_beyond_squeezed(call: cst.Call, kinds: Any, value_of: Callable[[Any], V
         return None  # wrong on every batch (another rule's), or right on the batch of one too
     named = ", ".join(str(d) for d in kind.ones) or "1"
     return FullBatchUse(call, kind.squeeze, f"squeeze-dim:{kind.rank_last}:{dim}:{named}", kind.many)
+
+
+#: Layer contracts on the input's rank (``layer_contracts``): a squeezed batch of one breaks them.
+_RANK_CONTRACTS = ("TTL524", "TTL525")
+
+
+def _layer_rank_after_squeeze(call: cst.Call, kinds: Any, value_of: Callable[[Any], Value]) -> Optional[FullBatchUse]:
+    """``layer(x)`` (an nn layer or an ``nn.Sequential``) of a squeezed tensor of the batch that
+    every batch but the one of a single sample gives it with the rank it accepts: on that batch
+    ``x`` lost dim 0 and a layer checking its input's rank (batch norm, convolutions) raises."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    layer = value_of(call.func)
+    kind = kinds(call.args[0].value)
+    if not isinstance(layer, ModuleValue) or kind is None or not kind.squeezed or kind.many or kind.rank_last is None:
+        return None
+    squeeze = kind.squeeze  # x.squeeze() / torch.squeeze(x): what reaches the layer has its shape
+    source = value_of(squeeze.func.value) if isinstance(squeeze.func, cst.Attribute) else None
+    if not isinstance(source, TensorValue) and squeeze.args:
+        source = value_of(squeeze.args[0].value)  # torch.squeeze(x)
+    if not isinstance(source, TensorValue) or source.shape is None or \
+            not all(isinstance(d, int) for d in source.shape[1:]):
+        return None
+    kept = tuple(d for d in source.shape[1:] if d != 1)
+    if len(kept) != kind.rank_last:
+        return None
+    one = TensorValue(source.dtypes, kept, source.origin, source.device)  # the batch of one
+    full = TensorValue(source.dtypes, (None,) + kept, source.origin, source.device)
+    if _rank_failure(layer, full) is not None:
+        return None  # wrong on every batch: another rule's
+    failure = _rank_failure(layer, one)
+    if failure is None or failure[0] not in _RANK_CONTRACTS:
+        return None
+    _, target, (_, expects, _) = failure
+    label = layer_label(target)
+    return FullBatchUse(call, kind.squeeze, f"squeeze-layer:{kind.rank_last}:nn.{label}:{expects}")
+
+
+def _rank_failure(layer: ModuleValue, x: TensorValue) -> Optional[Any]:
+    """(code, the layer, the mismatch) of the first contract ``x`` breaks along ``layer``."""
+    if layer.short_name == "Sequential":
+        found = chain_failure(layer, x)
+        return None if found is None else (found[2][0], found[1], found[2])
+    problem = layer_mismatch(layer, x.shape) if x.shape is not None else None
+    return None if problem is None else (problem[0], layer, problem)
 
 
 def _literal_int(node: Any) -> Optional[int]:
