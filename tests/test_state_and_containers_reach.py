@@ -10,7 +10,9 @@
   stay known one by one, and module casts leave them alone (they are not registered);
 - a loop over a model's state that derives a tensor of the entry's dtype (``diff[k] = v -
   other.state_dict()[k]``) and updates it in place under a branch the configuration decides
-  (TTL214), with ``torch.normal(mean, std, size)`` of two numbers giving the default dtype.
+  (TTL214), with ``torch.normal(mean, std, size)`` of two numbers giving the default dtype;
+- a class picked from a registry keyed by ``cls.__name__``, and rows made with ``x.tolist()``
+  (Python numbers of the dtype's kind, one list level per dim).
 
 Each case is a program with the finding expected on the line marked ``# <-`` and a fixed twin
 that must be silent; every claim is checked in torch in one subprocess (the bad program raises
@@ -164,7 +166,37 @@ STATE_DIFF = """
     update = local_update(make(), make())
     """
 
+REGISTRY = """
+    class Small(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)  # <-
+
+
+    class Big(Small):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 2)
+
+
+    MODELS = {{cls.__name__: cls for cls in (Small, Big)}}
+    out = MODELS["{name}"]()(torch.randn(3, 8))
+    """
+
+TOKENS = """
+    rows = [torch.randint(0, 10, (6,)).tolist() for _ in range(4)]
+    ids = torch.tensor([row[:{keep}] for row in rows])
+    out = nn.Linear(5, 2)(ids.float())  # <-
+    """
+
 CASES = [
+    Case("class_picked_by_its_name", "TTL502", "mat1 and mat2 shapes cannot be multiplied",
+         REGISTRY.format(name="Small"), REGISTRY.format(name="Big").replace("  # <-", "")),
+    Case("rows_listed_with_tolist", "TTL502", "mat1 and mat2 shapes cannot be multiplied",
+         TOKENS.format(keep=6), TOKENS.format(keep=5).replace("  # <-", "")),
     Case("tuple_spread_into_loss", "TTL216", "must be Tensor, not tuple",
          SPREAD_LOSS.replace("{aux}", "False"), SPREAD_LOSS.replace("{aux}", "True").replace("  # <-", "")),
     Case("loss_weight_buffer_halved_with_model", "TTL401", "expected scalar type Float but found Half",
@@ -264,6 +296,11 @@ FACTS = [
     "result = m[1].weight",
     "result = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))[-1].out_features",
     "result = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))[0].weight",
+    "result = torch.randint(0, 5, (3,)).tolist()",
+    "result = torch.zeros(2, 3).tolist()[1]",
+    "result = torch.tensor(2.5).tolist()",
+    "result = torch.tensor([True, False]).tolist()[0]",
+    "result = torch.tensor([[1, 2], [3, 4]]).tolist()[0][1]",
 ]
 
 

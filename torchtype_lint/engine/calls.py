@@ -271,6 +271,8 @@ def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> 
             # Cls.create(...) of a classmethod binds the class; a static or plain function is
             # called as written (Cls.method(instance, ...) passes self explicitly)
             return BoundMethod(method, owner) if has_decorator(method.node, "classmethod") else method
+        if attr == "__name__" and attr not in owner.attrs and isinstance(owner.node, cst.ClassDef):
+            return StringValue(owner.node.name.value)  # the name its class statement gives it
         return owner.attrs.get(attr, TOP)
     if isinstance(owner, ModuleValue):
         # what the code stored on the layer, else what the layer's class gives

@@ -838,10 +838,27 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
     if name in ("numpy",):
         return ArrayValue(recv.dtypes, recv.shape, _origin(node, ".numpy() keeps the dtype", recv.origin))
     if name == "tolist":
-        return TOP
+        return _tolist(recv, node)
     if name.startswith("new_"):
         return _new_factory(recv, name, args, node, env)
     return TOP
+
+
+#: ``x.tolist()`` keeps its items one by one up to this many per list.
+_MAX_LISTED = 64
+
+
+def _tolist(recv: TensorValue, node: Any) -> Value:
+    """``x.tolist()``: Python numbers of the dtype's kind (bool, int, float, complex) nested in
+    lists, one level per dim, each of the dim's length (a 0-d tensor gives the number itself)."""
+    if recv.dtype is None or recv.shape is None:
+        return TOP
+    pytype = {0: "bool", 1: "int", 2: "float", 3: "complex"}[category(recv.dtype)]
+    value: Value = ScalarValue(pytype, None, Origin(node, f".tolist() gives Python {pytype}s"))
+    for size in reversed(recv.shape):
+        known = isinstance(size, int) and not isinstance(size, bool) and 0 <= size <= _MAX_LISTED
+        value = SequenceValue("list", value, (value,) * size if known else None)
+    return value
 
 
 def _index_select(recv: TensorValue, args: CallArgs) -> Value:
