@@ -25,7 +25,8 @@ from .root_causes import one_report_per_root_cause
 from ..rules.base import Report, Rule, all_rules
 from ..rules.context import RuleContext
 from ..source.notebook import NOTEBOOK_SUFFIX
-from ..source.screen import screen
+from ..source.cst_parse import parse_module
+from ..source.screen import screen_for_parse
 from ..model.selection import Selection
 
 #: Files that mention none of these are not analysed (they cannot hold tensor code we know).
@@ -122,12 +123,12 @@ def parse(source: str, path: str = "<stdin>", tree: Optional[ast.AST] = None) ->
 
     Every parse of user code goes through here: ``screen`` first turns inputs that would make
     libcst hang or exhaust memory into a diagnostic (``tree``: a CPython ast the caller has)."""
-    rejected = screen(source, tree)
+    rejected, python_accepts = screen_for_parse(source, tree)
     if rejected is not None:
         return _tool_finding(rejected.code, path, rejected.message, line=rejected.line,
                              column=rejected.column)
     try:
-        return cst.parse_module(source)
+        return parse_module(source, python_accepts)  # validated once, by Python's parser
     except cst.ParserSyntaxError as exc:
         python_error = _python_syntax_error(source)
         if python_error is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 #: Characters of source. Comments and strings cost libcst little (10 MB of comments: 4 s,
 #: 120 MB); dense code is bounded by the node cap below and by the worker's memory limit.
@@ -58,28 +58,34 @@ def screen(source: str, tree: Optional[ast.AST] = None) -> Optional[Rejection]:
     ``tree`` is a CPython ``ast`` of ``source`` that the caller already has (flake8 hands one
     to its plugins), which saves the parse. A plain syntax error is left to the caller (None):
     libcst may know syntax newer than the running Python, and reports the error otherwise."""
+    return screen_for_parse(source, tree)[0]
+
+
+def screen_for_parse(source: str, tree: Optional[ast.AST] = None) -> Tuple[Optional[Rejection], bool]:
+    """``screen(source, tree)``, and whether Python's own parser accepted ``source`` (then
+    libcst's parse need not validate its nodes again: ``cst_parse.py``)."""
     if len(source) > MAX_SOURCE_CHARS:
         return Rejection("TTL001", f"file too large to analyse: {len(source):,} characters "
-                                   f"(torchtype-lint's limit is {MAX_SOURCE_CHARS:,})")
+                                   f"(torchtype-lint's limit is {MAX_SOURCE_CHARS:,})"), False
     if tree is None and len(source) >= _SCAN_FROM_CHARS and _separators_beyond(source, MAX_SYNTAX_NODES):
         # A million-item literal takes CPython's own parser seconds and a gigabyte of ast
         # objects; counting its commas takes a fraction of that.
         return Rejection("TTL001", f"file too large to analyse: more than {MAX_SYNTAX_NODES:,} "
-                                   "syntax nodes (torchtype-lint's limit)")
+                                   "syntax nodes (torchtype-lint's limit)"), False
     if tree is None:
         try:
             tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         except SyntaxError as exc:
             if any(words in str(exc.msg) for words in _NESTING_MESSAGES):
                 return Rejection("TTL001", f"syntax error: {_one_line(exc.msg)}", exc.lineno or 1,
-                                 max((exc.offset or 1) - 1, 0))
-            return None
+                                 max((exc.offset or 1) - 1, 0)), False
+            return None, False
         except _TOO_COMPLEX as exc:
             return Rejection("TTL001", "syntax error: too deeply nested or too large for Python's own parser "
-                                       f"({type(exc).__name__})")
+                                       f"({type(exc).__name__})"), False
         except ValueError:  # null bytes: the decoder reports those
-            return None
-    return _measure(tree)
+            return None, False
+    return _measure(tree), True
 
 
 def _measure(tree: ast.AST) -> Optional[Rejection]:

@@ -102,10 +102,9 @@ def read_module_bytes(path: str) -> Optional[bytes]:
 
 def _parse(data: bytes) -> Any:
     """Decode like Python, screen, parse; None for anything that is not a readable module."""
-    import libcst as cst
-
+    from ..cst_parse import parse_module
     from ..decoding import DecodeError, decode_source
-    from ..screen import screen
+    from ..screen import screen_for_parse
 
     try:
         text = decode_source(data)
@@ -114,8 +113,9 @@ def _parse(data: bytes) -> Any:
     if len(text) > MAX_MODULE_CHARS:
         return None
     try:
-        if screen(text) is not None:
+        rejected, python_accepts = screen_for_parse(text)
+        if rejected is not None:
             return None  # what would make the parser hang or exhaust memory
-        return cst.parse_module(text)
+        return parse_module(text, python_accepts)
     except Exception:  # noqa: BLE001 - a module we cannot read (RecursionError too) is unknown
         return None
