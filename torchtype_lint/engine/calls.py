@@ -73,7 +73,9 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     """Evaluate ``node``: the callee, the arguments, then the call, by what the callee is."""
     func = node.func
     receiver: Value = TOP
-    if isinstance(func, cst.Attribute):
+    # asked once: a failed isinstance against a libcst class runs ABCMeta's Python-level check
+    attribute_call = isinstance(func, cst.Attribute)
+    if attribute_call:
         receiver = interp.eval(func.value)
         callee_value = get_attribute(interp, receiver, func.attr.value, func)
         interp._set(func, callee_value)
@@ -84,18 +86,18 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         # partial(nn.LayerNorm, eps=1e-6)(dim): the function with the stored arguments first
         args = callee_value.completed(args)
         callee_value = callee_value.func
-    if isinstance(func, cst.Attribute) and func.attr.value in MODE_METHODS and receiver is TOP:
+    if attribute_call and func.attr.value in MODE_METHODS and receiver is TOP:
         interp.training_unknown = True  # m.eval() of a module the engine does not know
-    if isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
+    if attribute_call and func.attr.value == "update" and len(args.pos) == 1 and not args.kw:
         owner = dict_owner(interp, func.value)
         if owner is not None:  # self.__dict__.update(kwargs) stores attributes by name
             update_dict(interp, owner, args.pos[0])
     callee = Callee("unknown", args=args)
     result: Value = TOP
-    if isinstance(func, cst.Attribute) and isinstance(receiver, SuperValue) and func.attr.value == "__init__" \
+    if attribute_call and isinstance(receiver, SuperValue) and func.attr.value == "__init__" \
             and callee_value is TOP:
         _library_init(interp, receiver, args, node)  # class FocalLoss(nn.CrossEntropyLoss): its layer
-    if isinstance(func, cst.Attribute) and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
+    if attribute_call and isinstance(receiver, (TensorValue, ArrayValue, ModuleValue)):
         callee = Callee("method", func.attr.value, receiver, args)
         result = call_method(interp, receiver, func.attr.value, args, node)
         if isinstance(receiver, TensorValue) and func.attr.value in SHAPE_CHANGING_IN_PLACE:
@@ -104,13 +106,13 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
         elif isinstance(receiver, ArrayValue) and func.attr.value == "resize" and not args.has_star:
             # data.resize((n, 1)) reshapes data itself (ndarray.resize returns None)
             replace_array(interp, func.value, receiver, NP.resized_in_place(receiver, args))
-    elif isinstance(func, cst.Attribute) and isinstance(receiver, ParserValue):
+    elif attribute_call and isinstance(receiver, ParserValue):
         callee = Callee("method", func.attr.value, receiver, args)
         result = parser_method(receiver, func.attr.value, args, node)
-    elif isinstance(func, cst.Attribute) and isinstance(receiver, SequenceValue):
+    elif attribute_call and isinstance(receiver, SequenceValue):
         callee = Callee("method", func.attr.value, receiver, args)
         result = sequence_method(interp, func.value, receiver, func.attr.value, args)
-    elif isinstance(func, cst.Attribute) and isinstance(receiver, InstanceValue) and \
+    elif attribute_call and isinstance(receiver, InstanceValue) and \
             callee_value is TOP and _is_module_class(receiver.cls):
         callee = Callee("method", func.attr.value, receiver, args)
         result = module_instance_method(interp, receiver, func.attr.value, args, node)

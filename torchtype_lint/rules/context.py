@@ -108,7 +108,9 @@ class RuleContext:
         # What the node's parts evaluated to identifies the evaluation under way: a function
         # analysed in another context gives other values (another Callee) for the same node.
         cached = self._op_calls.get(node)
-        if isinstance(node, cst.BinaryOperation):
+        # type(): no libcst class derives from BinaryOperation, and a failed isinstance against
+        # a libcst class runs ABCMeta's Python-level check (most nodes asked about are calls)
+        if type(node) is cst.BinaryOperation:
             left, right, result = self.value(node.left), self.value(node.right), self.value(node)
             if cached is not None and cached[0][0] is left and cached[0][1] is right \
                     and cached[0][2] is result:
