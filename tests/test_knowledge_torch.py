@@ -253,6 +253,12 @@ OPS = [
     ("", "torch.meshgrid(torch.arange(3), torch.arange(4), torch.arange(2), indexing='xy')[2]"),
     ("", "torch.inverse(torch.randn(2, 3, 3) + 3 * torch.eye(3))"),
     ("", "torch.linalg.inv(x64[:, :2] + 3 * torch.eye(2, dtype=torch.float64))"),
+    # F.interpolate: (N, C) kept, the spatial sizes given, the input's dtype
+    ("", "torch.nn.functional.interpolate(y4, size=(6, 7), mode='bilinear')"),
+    ("", "torch.nn.functional.interpolate(y4.double(), size=3)"),
+    ("", "torch.nn.functional.interpolate(b3, size=8, mode='linear', align_corners=False)"),
+    ("", "torch.nn.functional.interpolate(y4[None].half(), (2, 3, 4), None, 'trilinear')"),
+    ("", "torch.nn.functional.interpolate(y4, scale_factor=2)", LOOSE),
 ]
 
 NUMPY = [
@@ -320,6 +326,13 @@ MODULES = [
     ("", "torch.nn.AvgPool2d(3, stride=1)(torch.randn(1, 2, 5, 5))"),
     ("", "torch.nn.AdaptiveAvgPool2d(1)(torch.randn(2, 3, 10, 10))"),
     ("", "torch.nn.AdaptiveAvgPool2d((2, 3))(torch.randn(2, 3, 10, 10))"),
+    # padding layers: F.pad's arithmetic on the last dims, the input's dtype
+    ("", "torch.nn.ReflectionPad2d(3)(torch.randn(2, 3, 10, 10))"),
+    ("", "torch.nn.ReflectionPad2d((1, 2, 0, 3))(torch.randn(3, 10, 10).double())"),
+    ("", "torch.nn.ReplicationPad1d(2)(torch.randn(2, 3, 5))"),
+    ("", "torch.nn.ZeroPad2d((1, 1, 2, 0))(torch.randn(1, 2, 4, 4).half())"),
+    ("", "torch.nn.ConstantPad1d(2, 3.5)(torch.randn(2, 4))"),
+    ("", "torch.nn.ReflectionPad3d(1)(torch.randn(1, 2, 3, 4, 5))"),
     ("", "torch.nn.Embedding(10, 4)(torch.tensor([[1, 2], [3, 4]]))"),
     ("", "torch.nn.Embedding(10, 4).weight"),
     ("", "torch.nn.LayerNorm(3)(x)"), ("", "torch.nn.LayerNorm(3)(x.half())"),

@@ -359,6 +359,71 @@ _LAYER_SUBCLASSES = """
     Net().{cast}()(torch.randn(2, 3, 16, 16))
 """
 
+_PROPERTY_DTYPE = """
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(5, 2)
+
+    @property
+    def dtype(self):
+        return next(self.parameters()).dtype
+
+    def forward(self, x):
+        return self.head(x.to(self.dtype))
+
+
+model = Scorer().to(torch.bfloat16)
+rows = [torch.randn(5), None, torch.randn(5)]
+table = torch.full((len(rows),), float("nan"), dtype=model.dtype)
+kept = torch.tensor([r is not None for r in rows])
+with torch.no_grad():
+    probs = model(torch.stack([r for r in rows if r is not None])).float().softmax(-1)[:, 1]
+table[kept] = probs{cast}  # <-
+"""
+
+_COLLATED_LAYOUT = """
+reduce = nn.Conv2d(3, 2, 1)
+for (images,) in DataLoader(TensorDataset(torch.randn(8, 3, 6, 6)), batch_size=4):
+    pairs = F.relu(reduce(images)).permute(0, 2, 3, 1)
+    flat = pairs.{flatten}(-1, 2)  # <-
+"""
+
+_OPTIONAL_TRANSFORM = """
+class Steps:
+    def __init__(self, steps):
+        self.steps = steps
+
+    def __call__(self, img):
+        for step in self.steps:
+            img = step(img)
+        return img
+
+
+def to_tensor(img):
+    return torch.from_numpy(img){layout}.float() / 255.0
+
+
+class Tiles(Dataset):
+    def __init__(self, n, transform=None):
+        self.images = np.random.default_rng(0).integers(0, 256, (n, 12, 12, 3), dtype=np.uint8)
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, idx):
+        img = self.images[idx]
+        if self.transform is not None:
+            img = self.transform(img)
+        return img
+
+
+conv = nn.Conv2d(3, 4, 3)
+for images in DataLoader(Tiles(8, transform=Steps([to_tensor])), batch_size=4):
+    out = conv(images)  # <-
+"""
+
 #: Look-alikes that run in torch: the engine must know what they do, or know it does not know.
 SILENT = {
     "sequential_layer_replaced_by_name": """
@@ -410,6 +475,22 @@ CASES = [
     Case("subclass_of_a_layer_without_init", "TTL401", "must have the same dtype",
          "class Head(nn.Linear):\n    pass\n\n\nHead(8, 2).double()(torch.randn(4, 8))  # <-\n",
          "class Head(nn.Linear):\n    pass\n\n\nHead(8, 2).double()(torch.randn(4, 8).double())\n"),
+    # a @property read on the instance runs its getter; a comprehension whose condition is
+    # known for each item keeps the items it selects
+    Case("property_dtype_and_filtered_comprehension", "TTL205", "Index put requires",
+         _PROPERTY_DTYPE.format(cast=""), _PROPERTY_DTYPE.format(cast=".to(table.dtype)")),
+    # `if self.transform is not None:` of a transform the dataset was given: an instance is not None
+    Case("optional_transform_given", "TTL501", "expected input",
+         _OPTIONAL_TRANSFORM.format(layout=""), _OPTIONAL_TRANSFORM.format(layout=".permute(2, 0, 1)")),
+    # padding layers pass the channels through to the convolution after them
+    Case("padded_sequential_channels", "TTL501", "expected input",
+         "net = nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(1, 8, 7), nn.ZeroPad2d((1, 1, 0, 0)))\n"
+         "out = net(torch.rand(2, 3, 16, 16))  # <-\n",
+         "net = nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(3, 8, 7), nn.ZeroPad2d((1, 1, 0, 0)))\n"
+         "out = net(torch.rand(2, 3, 16, 16))\n"),
+    # default_collate stacks row-major samples into a row-major batch
+    Case("permuted_batch_viewed", "TTL526", "view size is not compatible",
+         _COLLATED_LAYOUT.format(flatten="view"), _COLLATED_LAYOUT.format(flatten="reshape")),
     # 41 windows in batches of 4: the last batch holds 1 (which broadcasts), the first 4
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),

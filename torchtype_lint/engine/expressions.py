@@ -21,8 +21,8 @@ from ..knowledge.layouts import elementwise_result, fresh_result, index_result
 from ..knowledge.nn_modules import EXACT_CHILDREN, layer_at
 from ..model.values import (
     Callee,
-    TOP, ArrayValue, DeviceValue, DTypeValue, FunctionValue, ModuleValue, NoneValue, ScalarValue, SequenceValue,
-    StringValue, SymbolValue, TensorValue, Value,
+    TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, InstanceValue, ModuleValue, NoneValue,
+    ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
     join, join_all, part_origin,
 )
 from .counted_loops import counted, iteration_count
@@ -92,6 +92,12 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
             items = _exact_items(iterable)
             if items is not None and not interp._comprehension_unrolling:
                 return _item_by_item(interp, node, items)
+        if isinstance(node, (cst.ListComp, cst.SetComp)) and for_in.inner_for_in is None and for_in.ifs:
+            items = _exact_items(interp.eval(for_in.iter))
+            kept = _kept_items(interp, node, items) if items is not None and not interp._comprehension_unrolling \
+                else None
+            if kept:  # none kept: the generic list, which the rules read as one that may be empty
+                return _item_by_item(interp, node, kept)
         first: Value = TOP
         while for_in is not None:
             iterable = interp.eval(for_in.iter)
@@ -156,6 +162,26 @@ def _item_by_item(interp: "Interpreter", node: Any, items: Tuple[Value, ...]) ->
     if isinstance(node, cst.SetComp):
         return SequenceValue("set", join_all(values), None)
     return SequenceValue("list", join_all(values), tuple(values))
+
+
+def _kept_items(interp: "Interpreter", node: Any, items: Tuple[Value, ...]) -> Optional[Tuple[Value, ...]]:
+    """The items a one-``for`` comprehension with ``if`` conditions keeps, when every condition
+    is known for every item (``[q for q in questions if q is not None]`` of tensors and Nones);
+    None when one is not. Those items are then evaluated one by one (``_item_by_item``)."""
+    kept = []
+    recording = interp.recording
+    interp.recording = False  # a trial: the generic evaluation records if this gives up
+    try:
+        for item in items:
+            interp.assign_target(node.for_in.target, item, node, record=False)
+            truths = [interp.known_truth(interp.eval(cond.test)) for cond in node.for_in.ifs]
+            if any(truth is None for truth in truths):
+                return None
+            if all(truths):
+                kept.append(item)
+    finally:
+        interp.recording = recording
+    return tuple(kept)
 
 
 def _dict_comprehension(interp: "Interpreter", node: cst.DictComp, iterable: Value) -> Optional[Value]:
@@ -339,7 +365,8 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
 _PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue, SymbolValue, DTypeValue, DeviceValue)
 
 #: Values that are certainly not None (``x is None`` is then False).
-_NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue, DTypeValue, DeviceValue)
+_NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue, DTypeValue, DeviceValue,
+             InstanceValue, ModuleValue, FunctionValue, ClassValue)  # a value joined with None is unknown
 
 
 def _is_none(value: Value) -> Optional[bool]:

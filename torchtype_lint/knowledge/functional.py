@@ -9,7 +9,8 @@ from typing import Any
 
 from ..model.values import (
     CallArgs,
-    INT64, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
+    INT64, TOP, Category, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
+    category,
 )
 from . import nn_modules as NN
 from . import shapes as S
@@ -73,12 +74,42 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             dtypes = loss_dtypes(name, x, args.get(1, "target"), env)
             return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
         return TOP
+    if name in ("interpolate", "upsample") and isinstance(x, TensorValue):
+        return _interpolated(x, args)
     if name == "embedding":
         w = args.get(1, "weight")
         if isinstance(x, TensorValue) and isinstance(w, TensorValue):
             shape = tuple(x.shape) + (w.shape[-1],) if x.shape is not None and w.shape else None
             return TensorValue(w.dtypes, shape, w.origin, w.device)
     return TOP
+
+
+#: ``F.interpolate`` modes that take only inputs of one rank (else torch raises).
+_MODE_RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def _interpolated(x: TensorValue, args: CallArgs) -> Value:
+    """``F.interpolate(x, size=..., mode=...)`` of a floating (N, C, *spatial) tensor: the same
+    dtype, (N, C) and the spatial sizes ``size`` gives (``scale_factor``: sizes not followed)."""
+    if args.has_star or x.dtype is None or category(x.dtype) < Category.FLOAT:
+        return TOP
+    mode = args.get(3, "mode") if args.has(3, "mode") else StringValue("nearest")
+    if not isinstance(mode, StringValue) or mode.const is None:
+        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
+    shape = x.shape
+    if shape is None or not 3 <= len(shape) <= 5 or _MODE_RANKS.get(mode.const, len(shape)) != len(shape):
+        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
+    spatial = len(shape) - 2
+    size = args.get(1, "size") if args.has(1, "size") else None
+    sizes: Any = None
+    if isinstance(size, ScalarValue) and size.pytype == "int" and isinstance(size.const, int):
+        sizes = (size.const,) * spatial
+    elif isinstance(size, SequenceValue) and size.items is not None and len(size.items) == spatial:
+        sizes = tuple(i.const if isinstance(i, ScalarValue) and i.pytype == "int" and isinstance(i.const, int)
+                      else None for i in size.items)
+    if sizes is None:
+        sizes = (None,) * spatial
+    return TensorValue(x.dtypes, tuple(shape[:2]) + tuple(sizes), x.origin, x.device, x.requires_grad)
 
 
 def _padded(x: TensorValue, args: CallArgs) -> Any:

@@ -55,7 +55,13 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
     "Flatten": ("start_dim", "end_dim"),
     "Dropout": ("p",), "Dropout2d": ("p",),
     "Identity": (),
+    **{f"{kind}Pad{d}d": ("padding",) for kind in ("Reflection", "Replication", "Zero") for d in (1, 2, 3)},
+    **{f"ConstantPad{d}d": ("padding", "value") for d in (1, 2, 3)},
 }
+#: Padding layers -> F.pad's mode.
+PAD_MODES = {**{f"ReflectionPad{d}d": "reflect" for d in (1, 2, 3)},
+             **{f"ReplicationPad{d}d": "replicate" for d in (1, 2, 3)},
+             **{f"{kind}Pad{d}d": "constant" for kind in ("Zero", "Constant") for d in (1, 2, 3)}}
 
 #: Modules with float parameters that reject input of another dtype (matmul inside).
 PARAMETERISED = {
@@ -102,10 +108,10 @@ def from_pretrained(name: str, args: CallArgs, node: Any) -> Value:
 
 
 def has_no_parameters(name: str) -> bool:
-    """``nn.<name>`` owns no parameters (activations, dropout, losses, pooling, Flatten);
+    """``nn.<name>`` owns no parameters (activations, dropout, losses, pooling, padding, Flatten);
     PReLU, elementwise as it is, learns its slope."""
     return (name in ELEMENTWISE and name != "PReLU") or name in LOSSES or name == "Flatten" or \
-        name.startswith(("MaxPool", "AvgPool", "Adaptive"))
+        name.startswith(("MaxPool", "AvgPool", "Adaptive")) or name in PAD_MODES
 KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
 #: Losses whose first argument is a per-class ``weight`` that must have the input's dtype.
 WEIGHTED_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
@@ -154,7 +160,7 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
         dtype = d  # type: ignore[assignment]
     params = None if dtype is None else frozenset({dtype})
     if name in ELEMENTWISE or name in LOSSES or name.startswith(("MaxPool", "AvgPool", "Adaptive")) \
-            or name == "Flatten":
+            or name == "Flatten" or name in PAD_MODES:
         params = None  # no parameters: dtype-polymorphic
     module = ModuleValue(f"torch.nn.{name}", config, params, origin)
     weight = args.get(0, "weight") if name in WEIGHTED_LOSSES and not args.has_star else None
@@ -360,6 +366,8 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         return (shape[0], cfg.get("embedding_dim")) if len(shape) == 2 else None
     if name in NORMS or name in ELEMENTWISE:
         return shape
+    if name in PAD_MODES:
+        return _pad_output_shape(name, cfg.get("padding"), shape)
     if name == "Flatten":
         start = cfg.get("start_dim", 1)
         end = cfg.get("end_dim", -1)
@@ -381,6 +389,22 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
             return None
         return tuple(shape[:-r]) + out
     return None
+
+
+def _pad_output_shape(name: str, padding: Any, shape: Any) -> Any:
+    """``nn.ReflectionPad2d(p)`` and the other padding layers: an int pads both sides of each
+    of the last ``d`` dims, a tuple gives (left, right, top, bottom, ...) as F.pad's pairs; the
+    input has ``d + 1`` or ``d + 2`` dims (else torch raises)."""
+    rank = int(name[-2])
+    if len(shape) not in (rank + 1, rank + 2):
+        return None
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        pads: Any = (padding,) * (2 * rank)
+    elif isinstance(padding, tuple) and len(padding) == 2 * rank:
+        pads = padding
+    else:
+        return None
+    return S.padded_shape(shape, pads, PAD_MODES[name])
 
 
 def _given_unknown(cfg: Dict[str, Any], *keys: str) -> bool:

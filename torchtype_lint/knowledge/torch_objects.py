@@ -23,7 +23,7 @@ TRANSPARENT_DECORATORS = ("staticmethod", "classmethod", "torch.no_grad", "torch
                           "beartype.beartype", "torch.jit.script", "torch.compile",
                           "functools.wraps", "torch.jit.ignore", "torch.jit.unused")
 #: Bare decorator names that are transparent whatever module they were imported from.
-TRANSPARENT_BARE_NAMES = ("staticmethod", "classmethod", "jaxtyped")
+TRANSPARENT_BARE_NAMES = ("staticmethod", "classmethod", "jaxtyped", "property")
 
 #: Context managers inside which no autograd graph is recorded.
 NO_GRAD_CONTEXTS = ("torch.no_grad", "torch.inference_mode")
