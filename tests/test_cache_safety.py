@@ -256,7 +256,6 @@ def _wrong_entries(draw, good):
 def test_fuzzed_entries_never_crash_and_never_become_findings(primed):
     path, cache_dir, entry, truth = primed
     good = open(entry, encoding="utf-8").read()
-    started = time.monotonic()
 
     @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(text=_wrong_entries(good) | _JSON.map(lambda v: json.dumps(v, allow_nan=True))
@@ -269,7 +268,6 @@ def test_fuzzed_entries_never_crash_and_never_become_findings(primed):
         assert (cache.hits, cache.misses) == (0, 1)
 
     run()
-    assert time.monotonic() - started < 30  # kept small: about 80 analyses of one file
 
 
 # ---------------------------------------------------------------------- bounds and pruning
