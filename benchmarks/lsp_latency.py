@@ -7,7 +7,9 @@ latencies, not throughput. Three kinds of edit, each a new text every time:
 
 - ``comment``: a comment line, different each time, is added at the end;
 - ``method``: a literal inside a method of a class in the middle of the file changes;
-- ``statement``: a module-level statement in the middle of the file changes.
+- ``statement``: a module-level statement in the middle of the file changes;
+- ``burst``: three ``statement`` edits sent 10 ms apart, as fast typing sends them, timed from the
+  last one: the server waits for the quiet after a burst (its debounce) and analyses only the last.
 
     python benchmarks/lsp_latency.py [FILE] [--edits N] [--lines N] [--project] [--main]
 
@@ -15,7 +17,9 @@ Without FILE, a generated training script of ``--lines`` lines (default 1,000) i
 ``--project`` its batch makers live in a sibling ``data.py`` it imports (project-wide analysis);
 with ``--main`` its module-level statements are inside one ``main()`` called at the end (then an
 edit anywhere can change what ``main()`` does, and the whole of it is analysed again).
-The server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included.
+The server's debounce (``lsp.DEBOUNCE_SECONDS``) is part of what an editor sees and is included: a
+single edit after a pause is analysed at once (the debounce's leading edge); only the edits of a
+``burst`` wait for it.
 
 On Linux it also reports the CPU seconds the server and its analysis child spent from ``didOpen``
 to the first diagnostics (``open_cpu_s``, and for each edit: ``cpu_median_s``; the clock ticks by
@@ -172,9 +176,16 @@ class Server:
             self.process.kill()
 
 
+#: Edits in a ``burst`` and the seconds between them (faster than the debounce: keystrokes).
+BURST_EDITS, BURST_GAP_S = 3, 0.01
+#: The pause before each measured edit (or burst), longer than the debounce: a user who stops typing.
+PAUSE_S = 0.2
+
+
 def edited_lines(lines: List[str], kind: str, version: int) -> List[str]:
     """The document's lines after edit number ``version`` of ``kind`` (see the module doc)."""
     edited = list(lines)
+    kind = "statement" if kind == "burst" else kind
     if kind == "comment":
         return edited + [f"# edit {version}"]
     if kind == "method":
@@ -213,12 +224,17 @@ def measure(path: Path, edits: int, kinds: List[str], python: str = sys.executab
         for kind in kinds:
             latencies, cpus = [], []
             for _ in range(edits):
-                version += 1
-                edited = edited_lines(lines, kind, version)
-                started, cpu_before = time.perf_counter(), tree_cpu(server.process.pid)
-                server.send({"method": "textDocument/didChange", "params": {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"text": "\n".join(edited) + "\n"}]}})
+                time.sleep(PAUSE_S)
+                cpu_before = tree_cpu(server.process.pid)
+                for sent in range(BURST_EDITS if kind == "burst" else 1):
+                    if sent:
+                        time.sleep(BURST_GAP_S)
+                    version += 1
+                    edited = edited_lines(lines, kind, version)
+                    started = time.perf_counter()  # a burst is timed from its last edit
+                    server.send({"method": "textDocument/didChange", "params": {
+                        "textDocument": {"uri": uri, "version": version},
+                        "contentChanges": [{"text": "\n".join(edited) + "\n"}]}})
                 server.diagnostics(uri, version)
                 latencies.append(time.perf_counter() - started)
                 cpu_after = tree_cpu(server.process.pid)
@@ -239,7 +255,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--lines", type=int, default=1000)
     parser.add_argument("--project", action="store_true", help="import the batch makers from a sibling module")
     parser.add_argument("--main", action="store_true", help="module-level statements inside one main()")
-    parser.add_argument("--kinds", default="comment,method,statement")
+    parser.add_argument("--kinds", default="comment,method,statement,burst")
     args = parser.parse_args(argv)
     kinds = args.kinds.split(",") if not args.file else ["comment"]
     with tempfile.TemporaryDirectory() as directory:

@@ -278,7 +278,7 @@ def _seconds(value: str, unit: str) -> float:
 #: Where a doc states the language server's debounce: (file, pattern of value and unit).
 DEBOUNCE_STATEMENTS = (
     ("docs/integrations.md", r"(\d+(?:\.\d+)?) (ms|s) after the last change"),
-    ("docs/performance.md", r"(\d+(?:\.\d+)?) (ms|s) of each number is the debounce"),
+    ("docs/performance.md", r"(\d+(?:\.\d+)?) (ms|s) after the last change"),
 )
 
 

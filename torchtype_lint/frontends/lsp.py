@@ -2,7 +2,8 @@
 
 What an editor gets:
 
-* diagnostics on open, on change (debounced) and on save; cleared on close. Each carries its code, a link to the rule's
+* diagnostics on open, on change (at once after a pause; a burst of changes once, after the quiet) and on
+  save; cleared on close. Each carries its code, a link to the rule's
   docs, severity, ``source = "torchtype-lint"`` and the provenance chain as related information;
 * code actions: the rule's fix, "ignore for this line" (``# noqa: CODE``) and
   ``source.fixAll.torchtype-lint`` (safe fixes only, like ``check --fix``);
@@ -49,7 +50,9 @@ SOURCE = "torchtype-lint"
 FIX_ALL_KIND = "source.fixAll.torchtype-lint"
 #: Seconds of quiet after the last keystroke before a document is analysed again: short, as an
 #: edit is re-analysed by what it touches (an edit inside one class of a 1,000-line file:
-#: ~20 ms); a burst of keystrokes still coalesces into one analysis.
+#: ~20 ms); a burst of keystrokes still coalesces into one analysis. Only a change that follows
+#: another within this time waits: the first change after a pause is analysed at once (the
+#: leading edge), so a single edit costs no debounce.
 DEBOUNCE_SECONDS = 0.05
 
 _NOQA_CODES = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
@@ -249,6 +252,15 @@ def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # no
     #: notebook URI -> the cell URIs diagnostics were last published for.
     notebook_cells: Dict[str, List[str]] = {}
     reported_config_errors: set = set()
+    #: URI -> the event loop's time of the document's last change (the debounce's leading edge).
+    last_change: Dict[str, float] = {}
+
+    def change_delay(uri: str) -> float:
+        """No wait for the first change after a pause; a change in a burst waits for the quiet."""
+        now = asyncio.get_running_loop().time()
+        previous = last_change.get(uri)
+        last_change[uri] = now
+        return debounce if previous is not None and now - previous < debounce else 0.0
 
     def codec() -> Any:
         return server.workspace.position_codec
@@ -433,7 +445,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # no
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: T.DidChangeTextDocumentParams) -> None:
-        schedule(params.text_document.uri, debounce)
+        schedule(params.text_document.uri, change_delay(params.text_document.uri))
 
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: T.DidSaveTextDocumentParams) -> None:
@@ -443,6 +455,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # no
     def did_close(params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         open_uris.discard(uri)
+        last_change.pop(uri, None)
         cancel_pending(uri)
         store(uri, None)
         publish(uri, None)
@@ -456,7 +469,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # no
 
     @server.feature(T.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_did_change(params: T.DidChangeNotebookDocumentParams) -> None:
-        schedule(params.notebook_document.uri, debounce)
+        schedule(params.notebook_document.uri, change_delay(params.notebook_document.uri))
 
     @server.feature(T.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(params: T.DidSaveNotebookDocumentParams) -> None:
@@ -466,6 +479,7 @@ def create_server(debounce: float = DEBOUNCE_SECONDS, warm: bool = False):  # no
     def notebook_did_close(params: T.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
         open_notebooks.discard(uri)
+        last_change.pop(uri, None)
         cancel_pending(uri)
         for cell_uri in notebook_cells.pop(uri, []):
             store(cell_uri, None)
