@@ -14,6 +14,8 @@ import threading
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
+from . import cst_identity  # noqa: F401 - imported for its effect: nodes hash in C (every parse comes here)
+
 #: The switch is the class's, so every parse holds this while it runs: a parse that validates
 #: never runs while another has validation off.
 _lock = threading.Lock()
