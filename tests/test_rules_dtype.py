@@ -1,7 +1,9 @@
 """Dtype rule families (TTL1xx-TTL4xx, TTL9xx) beyond the generic fixture test:
 messages (what happens, torch's text, the fix), provenance, the one-report-per-root-cause
 policy for numpy conversions, fixes applied, and the false-positive traps of the truth table.
-Fixed programs are run with real torch, all in one subprocess.
+Fixed programs are run with real torch, all in one subprocess. A finding's quote of torch is
+checked against what the torch installed here raises, never against a literal: torch words a
+dtype mismatch differently by CPU (oneDNN's kernels or the reference ones), device and version.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import textwrap
 from typing import Any, Dict, List, Optional
 
 import pytest
+from torch_runs import AsClaimed, quoted_wordings, quotes_what_torch_raised, raised_as_said, run_in_torch
 
 from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.model.findings import Finding
@@ -44,42 +47,59 @@ def fixed(body: str, unsafe: bool = True, *extra: str) -> str:
 
 # --------------------------------------------------------------------------- messages
 
+IDS_MATMUL = """
+    ids = torch.tensor([[1, 2, 3]])
+    out = ids @ torch.randn(3, 2)
+"""
+INT_BMM = """
+    a = torch.ones(2, 2, 3, dtype=torch.int32)
+    b = torch.ones(2, 3, 2, dtype=torch.int64)
+    c = torch.bmm(a, b)
+"""
+LONG_LINEAR = "y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]))"
+BYTE_CONV = "y = nn.Conv2d(3, 2, 3)(torch.zeros(1, 3, 5, 5, dtype=torch.uint8))"
+LONG_NORM = "y = nn.BatchNorm1d(3)(torch.zeros(2, 3, dtype=torch.long))"
+DOUBLE_MODEL = """
+    model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+    model.double()
+    y = model(torch.randn(4, 3))
+"""
 
-def test_matmul_message_quotes_torch_and_names_the_fix():
-    f = only("""
-        ids = torch.tensor([[1, 2, 3]])
-        out = ids @ torch.randn(3, 2)
-    """, "TTL201")
-    assert "expected m1 and m2 to have the same dtype, but got: long int != float" in f.message
+
+@pytest.fixture(scope="module")
+def torch_raised() -> Dict[str, str]:
+    """What the torch installed here raises running each program whose finding quotes it."""
+    programs = (IDS_MATMUL, INT_BMM, LONG_LINEAR, BYTE_CONV, LONG_NORM, DOUBLE_MODEL)
+    return run_in_torch({body: HEADER + textwrap.dedent(body) for body in programs})
+
+
+def quotes_torch(f: Finding, body: str, torch_raised: Dict[str, str]) -> bool:
+    """The program fails as the finding's rule claims, and the finding quotes what torch raised."""
+    raised = torch_raised[body]
+    return raised_as_said(f.code, AsClaimed("RuntimeError"), raised) and quotes_what_torch_raised(f.message, raised)
+
+
+def test_matmul_message_quotes_torch_and_names_the_fix(torch_raised):
+    f = only(IDS_MATMUL, "TTL201")
+    assert quotes_torch(f, IDS_MATMUL, torch_raised), (f.message, torch_raised[IDS_MATMUL])
     assert "`ids` is int64" in f.message and "`ids.float()`" in f.message
     assert "since line 6: `torch.tensor([[1, 2, 3]])`" in f.message
 
 
-def test_int32_vs_int64_is_a_mixing_error_and_bmm_message():
-    f = only("""
-        a = torch.ones(2, 2, 3, dtype=torch.int32)
-        b = torch.ones(2, 3, 2, dtype=torch.int64)
-        c = torch.bmm(a, b)
-    """, "TTL201")
-    assert "expected scalar type Int but found Long" in f.message
+def test_int32_vs_int64_is_a_mixing_error_and_bmm_message(torch_raised):
+    f = only(INT_BMM, "TTL201")
+    assert quotes_torch(f, INT_BMM, torch_raised), (f.message, torch_raised[INT_BMM])
 
 
-def test_layer_message_for_linear_conv_and_norm():
-    linear = only("y = nn.Linear(3, 2)(torch.tensor([[1, 2, 3]]))", "TTL202")
-    assert "mat1 and mat2 must have the same dtype, but got Long and Float" in linear.message
-    conv = only("y = nn.Conv2d(3, 2, 3)(torch.zeros(1, 3, 5, 5, dtype=torch.uint8))", "TTL202")
-    assert "Input type (unsigned char) and bias type (float) should be the same" in conv.message
-    norm = only("y = nn.BatchNorm1d(3)(torch.zeros(2, 3, dtype=torch.long))", "TTL202")
-    assert "\"batch_norm\" not implemented for 'Long'" in norm.message
+@pytest.mark.parametrize("body", [LONG_LINEAR, BYTE_CONV, LONG_NORM])
+def test_layer_message_for_linear_conv_and_norm(body, torch_raised):
+    f = only(body, "TTL202")
+    assert quotes_torch(f, body, torch_raised), (f.message, torch_raised[body])
 
 
-def test_model_double_blames_the_model_cast():
-    f = only("""
-        model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
-        model.double()
-        y = model(torch.randn(4, 3))
-    """, "TTL401")
-    assert "mat1 and mat2 must have the same dtype, but got Float and Double" in f.message
+def test_model_double_blames_the_model_cast(torch_raised):
+    f = only(DOUBLE_MODEL, "TTL401")
+    assert quotes_torch(f, DOUBLE_MODEL, torch_raised), (f.message, torch_raised[DOUBLE_MODEL])
     assert "layer [0] of the nn.Sequential" in f.message
     assert "since line 7: `model.double()`" in f.message
 
@@ -525,15 +545,10 @@ QUOTED = [
     ("m = torch.tensor([1, 2]) > 1\na = -m", "TTL212"),
 ]
 
-_QUOTE = __import__("re").compile(r"""\((?:torch: )?(?P<q>["'])(?P<text>.+?)(?P=q)\)""")
-#: Between two wordings of one message: `"A" or "B"` (torch_messages.TorchMessage.quoted).
-_OR = __import__("re").compile(r"""["'] or ["']""")
-
-
 def _variants(message: str) -> List[str]:
-    match = _QUOTE.search(message)
-    assert match, f"no quoted torch message in {message}"
-    return _OR.split(match.group("text"))
+    variants = quoted_wordings(message)
+    assert variants, f"no quoted torch message in {message}"
+    return variants
 
 
 def _runs(snippets: List[str], header: str) -> Dict[str, Optional[Dict[str, Any]]]:
@@ -588,7 +603,7 @@ BACKEND_DEPENDENT = [
 
 @pytest.mark.parametrize("snippet", BACKEND_DEPENDENT)
 def test_backend_dependent_conv_findings_quote_no_wording(snippet):
-    assert not _QUOTE.search(only(snippet, "TTL401").message)
+    assert not quoted_wordings(only(snippet, "TTL401").message)
 
 
 def test_backend_dependent_conv_failures_are_what_the_rule_claims_on_this_cpu():
