@@ -258,7 +258,11 @@ OPS = [
     ("", "torch.nn.functional.interpolate(y4.double(), size=3)"),
     ("", "torch.nn.functional.interpolate(b3, size=8, mode='linear', align_corners=False)"),
     ("", "torch.nn.functional.interpolate(y4[None].half(), (2, 3, 4), None, 'trilinear')"),
-    ("", "torch.nn.functional.interpolate(y4, scale_factor=2)", LOOSE),
+    # scale_factor: each spatial size becomes floor(size * scale), in doubles
+    ("", "torch.nn.functional.interpolate(y4, scale_factor=2)"),
+    ("", "torch.nn.functional.interpolate(y4, scale_factor=(1.5, 0.7), mode='bilinear')"),
+    ("", "torch.nn.functional.interpolate(b3, None, 0.7)"),
+    ("", "torch.nn.functional.interpolate(y4, scale_factor=1.9, recompute_scale_factor=True)"),
 ]
 
 NUMPY = [
@@ -328,6 +332,31 @@ MODULES = [
     ("", "torch.nn.AdaptiveAvgPool2d((2, 3))(torch.randn(2, 3, 10, 10))"),
     # padding layers: F.pad's arithmetic on the last dims, the input's dtype
     ("", "torch.nn.ReflectionPad2d(3)(torch.randn(2, 3, 10, 10))"),
+    # a convolution's weight is (out, in // groups, *kernel) ((in, out // groups, ...) transposed);
+    # its settings read back as tuples
+    ("", "torch.nn.Conv2d(4, 6, (3, 5), groups=2).weight"),
+    ("", "torch.nn.Conv1d(3, 8, 5).weight.double()"),
+    ("", "torch.nn.Conv3d(2, 4, 3, padding=1).weight"),
+    ("", "torch.nn.ConvTranspose2d(4, 6, 3, groups=2).weight"),
+    ("", "torch.nn.Conv2d(3, 8, 3, stride=2).stride"), ("", "torch.nn.Conv2d(3, 8, 3).padding"),
+    ("", "torch.nn.Conv1d(3, 8, 3, dilation=2).dilation"), ("", "torch.nn.Conv2d(3, 8, (1, 3)).kernel_size"),
+    ("", "torch.nn.Conv2d(3, 8, 3).groups"), ("", "torch.nn.Conv2d(4, 8, 3, groups=4).groups"),
+    ("", "torch.nn.Conv2d(3, 8, 3, padding='same').padding", LOOSE),
+    # F.conv1d/2d/3d: (N, weight's out channels, each size from the window)
+    ("", "torch.nn.functional.conv2d(y4, torch.randn(6, 3, 2, 2))"),
+    ("", "torch.nn.functional.conv2d(y4, torch.randn(6, 3, 3, 3), None, 2, 1)"),
+    ("", "torch.nn.functional.conv2d(y4[0], torch.randn(6, 3, 3, 1), stride=(1, 2), dilation=(1, 1))"),
+    ("", "torch.nn.functional.conv1d(b3, torch.randn(4, 1, 2), groups=2)"),
+    ("", "torch.nn.functional.conv3d(y4[None], torch.randn(5, 2, 2, 2, 2), padding=1)"),
+    ("", "torch.nn.functional.conv2d(y4, torch.randn(6, 3, 3, 3), padding='same')", LOOSE),
+    # the resampling layers: F.interpolate with their settings
+    ("", "torch.nn.Upsample(scale_factor=2)(torch.randn(2, 3, 5, 7))"),
+    ("", "torch.nn.Upsample(size=(4, 9), mode='bilinear')(torch.randn(2, 3, 5, 7).double())"),
+    ("", "torch.nn.Upsample(None, 1.5, 'trilinear')(torch.randn(1, 2, 3, 5, 7))"),
+    ("", "torch.nn.Upsample(scale_factor=(2, 0.5))(torch.randn(2, 3, 5, 7).half())"),
+    ("", "torch.nn.Upsample(scale_factor=3, mode='linear')(torch.randn(2, 3, 5))"),
+    ("", "torch.nn.UpsamplingNearest2d(scale_factor=2)(torch.randn(2, 3, 5, 7))"),
+    ("", "torch.nn.UpsamplingBilinear2d(size=6)(torch.randn(2, 3, 5, 7))"),
     ("", "torch.nn.ReflectionPad2d((1, 2, 0, 3))(torch.randn(3, 10, 10).double())"),
     ("", "torch.nn.ReplicationPad1d(2)(torch.randn(2, 3, 5))"),
     ("", "torch.nn.ZeroPad2d((1, 1, 2, 0))(torch.randn(1, 2, 4, 4).half())"),

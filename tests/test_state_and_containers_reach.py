@@ -196,7 +196,39 @@ TOKENS = """
     out = nn.Linear(5, 2)(ids.float())  # <-
     """
 
+WRAPPED_LAYERS = """
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj, self.out = nn.Linear(8, 8), nn.Linear(8, 8)
+
+        def forward(self, x):
+            return self.out(self.proj(x))
+
+
+    class Adapter(nn.Module):
+        def __init__(self, base):
+            super().__init__()
+            self.base, self.down = base, nn.Linear(base.in_features, 2, bias=False)
+
+        def forward(self, x):
+            h = x.float()
+            return self.base({arg}) + self.down(h).sum(-1, keepdim=True).to(x.dtype)  # <-
+
+
+    blocks = nn.ModuleList([Block() for _ in range(2)]).half()
+    for block in blocks:
+        for name in ("proj", "out"):
+            setattr(block, name, Adapter(getattr(block, name)))
+    x = torch.randn(3, 8).half()
+    for block in blocks:
+        x = block(x)
+    """
+
 CASES = [
+    # for over an nn.ModuleList known layer by layer: setattr changes each layer itself
+    Case("adapters_injected_into_each_layer_after_half", "TTL401", AsClaimed("RuntimeError"),
+         WRAPPED_LAYERS.format(arg="h"), WRAPPED_LAYERS.format(arg="x").replace("  # <-", "")),
     Case("class_picked_by_its_name", "TTL502", "mat1 and mat2 shapes cannot be multiplied",
          REGISTRY.format(name="Small"), REGISTRY.format(name="Big").replace("  # <-", "")),
     Case("rows_listed_with_tolist", "TTL502", "mat1 and mat2 shapes cannot be multiplied",
@@ -218,6 +250,30 @@ CASES = [
 
 #: Look-alikes that run in torch and must stay silent.
 SILENT = {
+    "layers_of_a_module_list_chained_one_by_one": """
+        layers = nn.ModuleList([nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3)])
+        x = torch.randn(2, 4)
+        for layer in layers:
+            x = layer(x)
+        for layer in nn.Sequential(nn.Linear(3, 5), nn.Linear(5, 2)):
+            x = layer(x)
+        out = x.view(4)
+        """,
+    "wrapped_layers_given_their_dtype": """
+        class Wrap(nn.Module):
+            def __init__(self, base):
+                super().__init__()
+                self.base = base
+
+            def forward(self, x):
+                return self.base(x.to(self.base.weight.dtype))
+
+
+        seq = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4)).double()
+        for i, name in enumerate(("0", "1")):
+            setattr(seq, name, Wrap(getattr(seq, name)))
+        out = seq(torch.randn(2, 4))
+        """,
     "layer_replaced_by_index": """
         model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
         model[0] = nn.Linear(5, 8)

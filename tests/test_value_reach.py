@@ -428,6 +428,35 @@ for images in DataLoader(Tiles(8, transform=Steps([to_tensor])), batch_size=4):
     out = conv(images)  # <-
 """
 
+_UPSAMPLED = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Sequential(nn.Conv2d(1, 4, 3, 2, 1), nn.ReLU(), nn.Conv2d(4, 4, 3, 2, 1))
+        self.up = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear"), nn.Conv2d(4, 1, 3, padding=1){more})
+
+    def forward(self, x):
+        return torch.sigmoid(self.up(self.down(x)))
+
+
+masks = Net()(torch.rand(2, 1, 16, 16))
+for m in masks:
+    grid = m.view(16, 16, 1)  # <-
+"""
+
+
+_FUNCTIONAL_CONV = """
+class MaskedConv(nn.Conv2d):
+    def forward(self, x):
+        return F.conv2d(x, self.weight * 0.5, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+conv = MaskedConv(3, 8, 3, stride=2, padding=1)
+feats = conv(torch.randn(4, 3, 8, 8)).flatten(1)
+out = nn.Linear({width}, 2)(feats)  # <-
+"""
+
+
 #: Look-alikes that run in torch: the engine must know what they do, or know it does not know.
 SILENT = {
     "sequential_layer_replaced_by_name": """
@@ -492,6 +521,12 @@ CASES = [
          "out = net(torch.rand(2, 3, 16, 16))  # <-\n",
          "net = nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(3, 8, 7), nn.ZeroPad2d((1, 1, 0, 0)))\n"
          "out = net(torch.rand(2, 3, 16, 16))\n"),
+    # nn.Upsample and its fixed-mode forms resample as F.interpolate: floor(size * scale_factor)
+    Case("decoder_upsampled_too_few_times", "TTL509", "is invalid for input of size",
+         _UPSAMPLED.format(more=""), _UPSAMPLED.format(more=", nn.UpsamplingNearest2d(scale_factor=2)")),
+    # F.conv2d with a layer's own weight (out, in, *kernel) and settings (self.stride: a tuple)
+    Case("layer_subclass_convolving_functionally", "TTL502", "cannot be multiplied",
+         _FUNCTIONAL_CONV.format(width=8 * 8 * 8), _FUNCTIONAL_CONV.format(width=8 * 4 * 4)),
     # default_collate stacks row-major samples into a row-major batch
     Case("permuted_batch_viewed", "TTL526", "view size is not compatible",
          _COLLATED_LAYOUT.format(flatten="view"), _COLLATED_LAYOUT.format(flatten="reshape")),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import libcst as cst
 
 from ..knowledge.module_dtypes import store_module_attribute
+from ..knowledge.nn_modules import CONTAINERS, layers_unknown
 from ..model.values import TOP, InstanceValue, ModuleValue, SequenceValue, StringValue, Value, join
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ def store_named(interp: "Interpreter", owner: Value, name: Value, value: Value, 
     else:
         if weak and name.const in owner.attrs:
             value = join(owner.attrs[name.const], value)
+        interp.journal(owner)  # an unrolled loop's recording pass puts it back
         owner.attrs[name.const] = value
         if _is_parameter_call(value_node):
             owner.cast_attrs.add(name.const)  # a parameter: model.half() converts it
@@ -45,10 +47,13 @@ def store_named(interp: "Interpreter", owner: Value, name: Value, value: Value, 
 def forget_attributes(interp: "Interpreter", owner: Value) -> None:
     """An attribute of unknown name was stored: none of ``owner``'s attributes is known now."""
     if isinstance(owner, InstanceValue):
+        interp.journal(owner)
         for attr in list(owner.attrs):
             owner.attrs[attr] = TOP
     elif isinstance(owner, ModuleValue):
         owner.param_dtypes = None  # the weight itself may have been replaced
+        if owner.short_name in CONTAINERS:
+            layers_unknown(owner)  # or any of its layers
         for attr in list(owner.stored):
             owner.stored[attr] = TOP
     interp.heap_version += 1

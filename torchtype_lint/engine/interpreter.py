@@ -44,7 +44,7 @@ from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
 from ..knowledge.module_dtypes import store_module_attribute
-from ..knowledge.nn_modules import layers_unknown
+from ..knowledge.nn_modules import exact_children, layers_unknown
 from ..knowledge.torch_objects import (
     NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
 )
@@ -594,8 +594,9 @@ class Interpreter:
             element = iterate(iterable)
             if self._loop_nesting >= MAX_FIXPOINT_NESTING:
                 return self._havoc_loop(stmt, element)
-            if self._unrollable(stmt, iterable):
-                return self._unrolled(stmt, iterable.items)
+            items = self._unrollable(stmt, iterable)
+            if items is not None:
+                return self._unrolled(stmt, items)
             first = self._first_iteration(stmt, iterable)
             if first is not None:
                 before = dict(self.frame.vars)
@@ -699,13 +700,21 @@ class Interpreter:
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
 
-    def _unrollable(self, stmt: cst.For, iterable: Value) -> bool:
-        """A ``for`` over a few known items whose every iteration runs to its end is run item by
-        item (``for h in (32, 16): layers += [nn.Linear(width, h)]`` then knows each layer);
-        not inside another unrolled loop, so the cost stays bounded."""
-        return (self._unrolling < MAX_UNROLLED_NESTING and isinstance(iterable, SequenceValue) and iterable.container in
-                ("list", "tuple") and iterable.items is not None and 0 < len(iterable.items) <= MAX_UNROLLED
-                and stmt.orelse is None and not leaves_early(stmt.body))
+    def _unrollable(self, stmt: cst.For, iterable: Value) -> Optional[Tuple[Value, ...]]:
+        """The items of a ``for`` over a few known items whose every iteration runs to its end,
+        run item by item (``for h in (32, 16): layers += [nn.Linear(width, h)]`` then knows each
+        layer; ``for layer in model.layers: setattr(layer, ...)`` changes each layer itself);
+        not inside another unrolled loop, so the cost stays bounded. None: not unrolled."""
+        if isinstance(iterable, SequenceValue) and iterable.container in ("list", "tuple"):
+            items = iterable.items
+        elif isinstance(iterable, ModuleValue):
+            items = exact_children(iterable)  # an nn.Sequential / nn.ModuleList known layer by layer
+        else:
+            items = None
+        if (self._unrolling < MAX_UNROLLED_NESTING and items is not None and 0 < len(items) <= MAX_UNROLLED
+                and stmt.orelse is None and not leaves_early(stmt.body)):
+            return items
+        return None
 
     def _unrolled(self, stmt: cst.For, items: Tuple[Value, ...]) -> bool:
         """Run the body once per item, silently, in order; then once recording, over the join of

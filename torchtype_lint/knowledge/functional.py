@@ -9,8 +9,7 @@ from typing import Any
 
 from ..model.values import (
     CallArgs,
-    INT64, TOP, Category, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
-    category,
+    INT64, TOP, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
 )
 from . import nn_modules as NN
 from . import shapes as S
@@ -74,6 +73,8 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             dtypes = loss_dtypes(name, x, args.get(1, "target"), env)
             return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
         return TOP
+    if name in ("conv1d", "conv2d", "conv3d") and isinstance(x, TensorValue):
+        return _convolved(int(name[4]), x, args)
     if name in ("interpolate", "upsample") and isinstance(x, TensorValue):
         return _interpolated(x, args)
     if name == "embedding":
@@ -84,32 +85,51 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     return TOP
 
 
-#: ``F.interpolate`` modes that take only inputs of one rank (else torch raises).
-_MODE_RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
-
-
 def _interpolated(x: TensorValue, args: CallArgs) -> Value:
-    """``F.interpolate(x, size=..., mode=...)`` of a floating (N, C, *spatial) tensor: the same
-    dtype, (N, C) and the spatial sizes ``size`` gives (``scale_factor``: sizes not followed)."""
-    if args.has_star or x.dtype is None or category(x.dtype) < Category.FLOAT:
+    """``F.interpolate(x, size=..., scale_factor=..., mode=...)``: ``NN.interpolated`` with the
+    arguments as constants (a non-constant size or scale leaves the sizes unknown)."""
+    if args.has_star:
         return TOP
     mode = args.get(3, "mode") if args.has(3, "mode") else StringValue("nearest")
-    if not isinstance(mode, StringValue) or mode.const is None:
-        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
-    shape = x.shape
-    if shape is None or not 3 <= len(shape) <= 5 or _MODE_RANKS.get(mode.const, len(shape)) != len(shape):
-        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
-    spatial = len(shape) - 2
-    size = args.get(1, "size") if args.has(1, "size") else None
-    sizes: Any = None
-    if isinstance(size, ScalarValue) and size.pytype == "int" and isinstance(size.const, int):
-        sizes = (size.const,) * spatial
-    elif isinstance(size, SequenceValue) and size.items is not None and len(size.items) == spatial:
-        sizes = tuple(i.const if isinstance(i, ScalarValue) and i.pytype == "int" and isinstance(i.const, int)
-                      else None for i in size.items)
-    if sizes is None:
-        sizes = (None,) * spatial
-    return TensorValue(x.dtypes, tuple(shape[:2]) + tuple(sizes), x.origin, x.device, x.requires_grad)
+    given = [args.has(i, key) and not isinstance(args.get(i, key), NoneValue)
+             for i, key in ((1, "size"), (2, "scale_factor"))]
+    size = NN.constant(args.get(1, "size")) if given[0] else None
+    scale = NN.constant(args.get(2, "scale_factor")) if given[1] else None
+    if all(given) or any(g and v is None for g, v in zip(given, (size, scale))):
+        size = scale = None  # both given (torch raises) or one not constant: sizes unknown
+    return NN.interpolated(x, size, scale, mode.const if isinstance(mode, StringValue) else None)
+
+
+def _convolved(rank: int, x: TensorValue, args: CallArgs) -> Value:
+    """``F.conv2d(input, weight, bias, stride, padding, dilation, groups)`` (and the 1-d and
+    3-d ones): (*batch, weight's out channels, each spatial size from the window); the shape
+    is unknown where a setting is not constant or torch refuses the input's channels."""
+    w = args.get(1, "weight")
+    if args.has_star or not isinstance(w, TensorValue):
+        return TOP
+    dtypes = x.dtypes if x.dtype is not None and x.dtype == w.dtype else None
+    unknown = TensorValue(dtypes, None, x.origin, x.device)
+    settings = []
+    for i, key, default in ((3, "stride", 1), (4, "padding", 0), (5, "dilation", 1)):
+        value = NN.constant(args.get(i, key)) if args.has(i, key) else default
+        value = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
+        if not (isinstance(value, tuple) and len(value) == rank and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            return unknown  # not constant, or padding="same"/"valid"
+        settings.append(value)
+    groups = NN.constant(args.get(6, "groups")) if args.has(6, "groups") else 1
+    shape, kernel = x.shape, w.shape
+    if shape is None or kernel is None or len(shape) not in (rank + 1, rank + 2) or len(kernel) != rank + 2 \
+            or not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
+        return unknown
+    channels = shape[-rank - 1]
+    if not isinstance(kernel[1], int) or not isinstance(channels, int) or channels != kernel[1] * groups \
+            or not all(isinstance(k, int) for k in kernel[2:]):
+        return unknown  # torch refuses other channels
+    stride, padding, dilation = settings
+    spatial = tuple(S.conv_out(shape[-rank + i], kernel[2 + i], stride[i], padding[i], dilation[i])
+                    for i in range(rank))
+    return TensorValue(dtypes, tuple(shape[:-rank - 1]) + (kernel[0],) + spatial, x.origin, x.device)
 
 
 def _padded(x: TensorValue, args: CallArgs) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ..model.values import (
     CallArgs,
-    FLOAT32, TOP, InstanceValue, ModuleValue, Origin, ScalarValue, TensorValue, Value,
+    FLOAT32, TOP, InstanceValue, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
     is_floating, join,
 )
 from . import nn_modules as NN
@@ -123,8 +123,20 @@ def module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
     if attr == "weight" and name == "Embedding":
         return TensorValue(module.param_dtypes, (cfg.get("num_embeddings"), cfg.get("embedding_dim")),
                            module.dtype_origin, module.device, True)
+    if attr == "weight" and NN.conv_weight_shape(module) is not None:
+        return TensorValue(module.param_dtypes, NN.conv_weight_shape(module), module.dtype_origin, module.device,
+                           True)
     if attr in ("weight", "bias") and module.param_dtypes is not None:
         return TensorValue(module.param_dtypes, None, module.dtype_origin, module.device, True)
+    settings = NN.conv_settings(module)
+    if settings is not None and attr in ("kernel_size", "stride", "dilation", "output_padding", "padding", "groups"):
+        # a convolution keeps these as tuples (stride=2 reads back as (2, 2)), groups as an int
+        value = settings.get(attr)
+        if isinstance(value, int):
+            return ScalarValue("int", value)
+        if isinstance(value, tuple):
+            return SequenceValue("tuple", ScalarValue("int"), tuple(ScalarValue("int", v) for v in value))
+        return StringValue(value) if isinstance(value, str) else TOP
     if attr in cfg:
         v = cfg[attr]
         if isinstance(v, bool):
@@ -139,6 +151,7 @@ def store_module_attribute(module: ModuleValue, attr: str, value: Value, weak: b
     one when the store may not happen). A tensor stored as ``weight`` or ``bias`` is a parameter
     whose dtype widens the layer's; anything else (``layer.weight = QuantWeight(...)``, an
     unknown value) replaces what the class's knowledge says the attribute is."""
+    NN.child_stored(module, attr, value, certain=not weak)  # a layer of a container
     if attr in ("weight", "bias"):
         widen_module_params(module, value)
         if isinstance(value, TensorValue) and attr not in module.stored:

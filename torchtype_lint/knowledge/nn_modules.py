@@ -1,11 +1,13 @@
 """torch.nn modules: constructor signatures, parameter dtypes and what a call returns."""
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, Optional, Tuple
 
 from ..model.values import (
     CallArgs,
-    FLOAT32, TOP, ModuleValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
+    FLOAT32, TOP, InstanceValue, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue,
+    TensorValue, Value,
     Category, category,
 )
 from . import shapes as S
@@ -57,6 +59,8 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
     "Identity": (),
     **{f"{kind}Pad{d}d": ("padding",) for kind in ("Reflection", "Replication", "Zero") for d in (1, 2, 3)},
     **{f"ConstantPad{d}d": ("padding", "value") for d in (1, 2, 3)},
+    "Upsample": ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor"),
+    "UpsamplingNearest2d": ("size", "scale_factor"), "UpsamplingBilinear2d": ("size", "scale_factor"),
 }
 #: Padding layers -> F.pad's mode.
 PAD_MODES = {**{f"ReflectionPad{d}d": "reflect" for d in (1, 2, 3)},
@@ -81,6 +85,8 @@ ELEMENTWISE = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sig
 LOSSES = {"CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss",
           "HuberLoss", "SmoothL1Loss", "KLDivLoss", "CosineEmbeddingLoss"}
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+#: Resampling layers -> the F.interpolate mode they run (None: the ``mode=`` they were given).
+UPSAMPLING = {"Upsample": None, "UpsamplingNearest2d": "nearest", "UpsamplingBilinear2d": "bilinear"}
 #: The ``config`` note of an ``nn.ModuleList`` whose ``children`` are its layers one by one, in
 #: order (built from a list of known items, never appended to); otherwise they may only stand
 #: for its layers (the element of a list grown in a loop).
@@ -111,7 +117,7 @@ def has_no_parameters(name: str) -> bool:
     """``nn.<name>`` owns no parameters (activations, dropout, losses, pooling, padding, Flatten);
     PReLU, elementwise as it is, learns its slope."""
     return (name in ELEMENTWISE and name != "PReLU") or name in LOSSES or name == "Flatten" or \
-        name.startswith(("MaxPool", "AvgPool", "Adaptive")) or name in PAD_MODES
+        name.startswith(("MaxPool", "AvgPool", "Adaptive")) or name in PAD_MODES or name in UPSAMPLING
 KNOWN = set(SIGNATURES) | ELEMENTWISE | LOSSES | CONTAINERS | NORMS
 #: Losses whose first argument is a per-class ``weight`` that must have the input's dtype.
 WEIGHTED_LOSSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
@@ -147,7 +153,10 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
         names = SIGNATURES.get(name, ())
         for i, param in enumerate(names):
             if args.has(i, param):
-                config[param] = _const(args.get(i, param))
+                given = args.get(i, param)
+                if name in UPSAMPLING and isinstance(given, NoneValue):
+                    continue  # size=None / scale_factor=None: not given
+                config[param] = given.const if isinstance(given, StringValue) else _const(given)
         for key in ("batch_first", "stride", "padding", "dilation", "reduction", "bias",
                     "kernel_size", "start_dim", "end_dim", "groups", "num_layers",
                     "bidirectional", "dim", "ceil_mode", "proj_size", "return_indices",
@@ -160,13 +169,18 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
         dtype = d  # type: ignore[assignment]
     params = None if dtype is None else frozenset({dtype})
     if name in ELEMENTWISE or name in LOSSES or name.startswith(("MaxPool", "AvgPool", "Adaptive")) \
-            or name == "Flatten" or name in PAD_MODES:
+            or name == "Flatten" or name in PAD_MODES or name in UPSAMPLING:
         params = None  # no parameters: dtype-polymorphic
     module = ModuleValue(f"torch.nn.{name}", config, params, origin)
     weight = args.get(0, "weight") if name in WEIGHTED_LOSSES and not args.has_star else None
     if isinstance(weight, TensorValue):
         module.stored["weight"] = weight  # CrossEntropyLoss(weight=w).weight is w (a buffer)
     return module
+
+
+def constant(value: Value) -> Any:
+    """A number's or a tuple of numbers' Python constant (None where not constant)."""
+    return _const(value)
 
 
 def _const(value: Value) -> Any:
@@ -211,14 +225,38 @@ def layer_at(module: ModuleValue, index: Value) -> Value:
     one) at a known int index, negative ones counted from the end as torch does: that layer;
     TOP when the layers or the index are not known (an index out of range raises IndexError,
     which is no layer either)."""
-    exact = module.short_name == "Sequential" and module.config.get(CHILD_NAMES, ()) is not None or (
-        module.short_name == "ModuleList" and module.config.get(EXACT_CHILDREN))
     position = index.const if isinstance(index, ScalarValue) and index.pytype == "int" else None
-    children = module.children
-    if not exact or not isinstance(position, int) or not all(isinstance(c, ModuleValue) for c in children) \
+    children = exact_children(module)
+    if children is None or not isinstance(position, int) or not all(isinstance(c, ModuleValue) for c in children) \
             or not -len(children) <= position < len(children):
         return TOP
     return children[position]
+
+
+def exact_children(module: ModuleValue) -> Optional[Tuple[Value, ...]]:
+    """The layers of an ``nn.Sequential`` or ``nn.ModuleList`` one by one, in order, when each
+    is known (what ``for layer in seq`` visits); None otherwise."""
+    exact = module.short_name == "Sequential" and module.config.get(CHILD_NAMES, ()) is not None or (
+        module.short_name == "ModuleList" and module.config.get(EXACT_CHILDREN))
+    if not exact or any(child is TOP for child in module.children):
+        return None
+    return tuple(module.children)
+
+
+def child_stored(module: ModuleValue, name: str, value: Value, certain: bool) -> None:
+    """``setattr(seq, name, layer)`` / ``seq.name = layer`` on a container: torch's
+    ``Module.__setattr__`` registers a module value as the child ``name``, so an
+    ``nn.Sequential`` gets it as ``add_module`` would (an existing name replaced where it
+    stands, a new one run last). What may be a module (an instance of a class of the file, an
+    unknown value) on a ModuleList or ModuleDict, or under a new name: layers not followed."""
+    if module.short_name not in CONTAINERS:
+        return
+    names = module.config.get(CHILD_NAMES, tuple(str(i) for i in range(len(module.children))))
+    if isinstance(value, ModuleValue) and module.short_name == "Sequential" or (
+            names is not None and name in names and module.short_name == "Sequential" and value is not TOP):
+        sequential_added(module, name, value, certain)
+    elif isinstance(value, (ModuleValue, InstanceValue)) or value is TOP:
+        layers_unknown(module)
 
 
 def layers_unknown(module: ModuleValue) -> None:
@@ -245,6 +283,43 @@ def _pair(value: Any, n: int, default: int) -> Optional[Tuple[int, ...]]:
     if isinstance(value, tuple) and len(value) == n and all(isinstance(v, int) for v in value):
         return value
     return None
+
+
+def conv_settings(module: ModuleValue) -> Optional[Dict[str, Any]]:
+    """What a ``Conv1d``/``2d``/``3d`` (or a ``ConvTranspose``) layer holds as attributes, as
+    torch's ``_ConvNd`` stores them: ``kernel_size``, ``stride``, ``dilation``,
+    ``output_padding`` and ``padding`` as tuples of ``rank`` ints (a padding string kept as
+    given), ``groups`` an int. None for another layer; a setting not constant is left out."""
+    rank = spatial_rank(module)
+    if not rank or not module.short_name.startswith("Conv"):
+        return None
+    cfg = module.config
+    out: Dict[str, Any] = {}
+    for key, default in (("kernel_size", None), ("stride", 1), ("dilation", 1), ("output_padding", 0),
+                         ("padding", 0), ("groups", 1)):
+        value = cfg.get(key, default) if key in cfg or default is not None else None
+        if key == "groups" or key == "padding" and isinstance(value, str):
+            out[key] = value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+        else:
+            out[key] = _pair(value, rank, 0) if value is not None else None
+        if out[key] is None:
+            del out[key]
+    return out
+
+
+def conv_weight_shape(module: ModuleValue) -> Optional[Tuple[int, ...]]:
+    """``conv.weight``'s shape: (out_channels, in_channels // groups, *kernel) for a
+    convolution, (in_channels, out_channels // groups, *kernel) for a transposed one."""
+    settings = conv_settings(module)
+    cfg = module.config
+    if settings is None or "kernel_size" not in settings or not isinstance(settings.get("groups"), int):
+        return None
+    cin, cout, groups = cfg.get("in_channels"), cfg.get("out_channels"), settings["groups"]
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in (cin, cout)) or groups <= 0 \
+            or cin % groups or cout % groups:
+        return None
+    first, second = (cin, cout) if module.short_name.startswith("ConvTranspose") else (cout, cin)
+    return (first, second // groups) + tuple(settings["kernel_size"])
 
 
 def spatial_rank(module: ModuleValue) -> int:
@@ -305,11 +380,57 @@ def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
         c_n = TensorValue(out_dtypes, given[1] or _recurrent_state_shape(module.config, x.shape, "c"), out_origin,
                           x.device)
         return SequenceValue("tuple", TOP, (output, SequenceValue("tuple", TOP, (h_n, c_n))))
+    if name == "LSTMCell":  # (h', c'), both (batch, hidden_size)
+        state = TensorValue(out_dtypes, shape, out_origin, x.device)
+        return SequenceValue("tuple", TOP, (state, state))
     if name == "Embedding":
         return TensorValue(out_dtypes, shape, out_origin, x.device)
     if name == "MultiheadAttention":
         return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, x.shape, out_origin, x.device), TOP))
+    if name in UPSAMPLING:
+        cfg = module.config
+        mode = UPSAMPLING[name] or cfg.get("mode", "nearest")
+        size, scale = cfg.get("size"), cfg.get("scale_factor")
+        keys = ("size", "scale_factor")
+        if all(k in cfg for k in keys) or any(k in cfg and cfg[k] is None for k in keys):
+            size = scale = None  # both given (torch raises) or one not constant: sizes unknown
+        return interpolated(x, size, scale, mode if isinstance(mode, str) else None)
     return TensorValue(out_dtypes, shape, out_origin, x.device)
+
+
+#: ``F.interpolate`` modes that take only inputs of one rank (else torch raises).
+MODE_RANKS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolated(x: TensorValue, size: Any, scale: Any, mode: Optional[str]) -> Value:
+    """``F.interpolate(x, size, scale_factor, mode)`` (and the ``nn.Upsample`` layers) of a
+    floating (N, C, *spatial) tensor: the same dtype, (N, C) and each spatial size ``size``
+    gives, or ``floor(size * scale_factor)`` (torch's rule, in doubles). ``size``/``scale``:
+    Python constants (None when not given; a tuple item None when not constant); ``mode`` None
+    when unknown. TOP for a non-floating input."""
+    if x.dtype is None or category(x.dtype) < Category.FLOAT:
+        return TOP
+    shape = x.shape
+    if mode is None or shape is None or not 3 <= len(shape) <= 5 or MODE_RANKS.get(mode, len(shape)) != len(shape):
+        return TensorValue(x.dtypes, None, x.origin, x.device, x.requires_grad)
+    spatial = len(shape) - 2
+
+    def per_dim(value: Any, kinds: Tuple[type, ...]) -> Optional[Tuple[Any, ...]]:
+        items = value if isinstance(value, tuple) else (value,) * spatial
+        if len(items) != spatial:
+            return None
+        return tuple(v if isinstance(v, kinds) and not isinstance(v, bool) else None for v in items)
+
+    sizes: Any = (None,) * spatial
+    if size is not None and scale is None:
+        sizes = per_dim(size, (int,)) or sizes
+    elif scale is not None and size is None:
+        scales = per_dim(scale, (int, float))
+        if scales is not None:
+            sizes = tuple(int(math.floor(float(d) * f)) if isinstance(d, int) and f is not None and f > 0 else None
+                          for d, f in zip(shape[2:], scales))
+    sizes = tuple(d if d is None or d > 0 else None for d in sizes)  # torch refuses an empty output
+    return TensorValue(x.dtypes, tuple(shape[:2]) + tuple(sizes), x.origin, x.device, x.requires_grad)
 
 
 def _refuses(module: ModuleValue, shape: Any) -> bool:
@@ -320,9 +441,10 @@ def _refuses(module: ModuleValue, shape: Any) -> bool:
     def differ(expected: Any, got: Any) -> bool:
         return isinstance(expected, int) and isinstance(got, int) and not isinstance(got, bool) and expected != got
 
-    if name == "Linear" or name in ("LSTM", "GRU", "RNN"):
+    if name == "Linear" or name in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"):
         key = "in_features" if name == "Linear" else "input_size"
-        return len(shape) >= (1 if name == "Linear" else 2) and differ(cfg.get(key), shape[-1])
+        return len(shape) >= (1 if name == "Linear" or name.endswith("Cell") else 2) and \
+            differ(cfg.get(key), shape[-1])
     rank = spatial_rank(module)
     if rank and name.startswith("Conv") and not name.startswith("ConvTranspose") and \
             len(shape) in (rank + 1, rank + 2):
@@ -376,6 +498,8 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         return S.flatten_shape(shape, start, end)
     if name in ("LSTM", "GRU", "RNN"):
         return _recurrent_output_shape(cfg, shape)
+    if name in ("LSTMCell", "GRUCell", "RNNCell"):  # the next state: (batch, hidden_size) or (hidden_size,)
+        return recurrent_state_shape(module, shape, "h")
     rank = spatial_rank(module)
     is_conv = name.startswith("Conv") and not name.startswith("ConvTranspose")
     if rank and (is_conv or name.startswith(("MaxPool", "AvgPool"))):
