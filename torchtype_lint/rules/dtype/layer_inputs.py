@@ -26,6 +26,22 @@ def module_call(ctx: RuleContext, node: cst.Call):
     return layer, x, callee.args.node(0, "input"), path, callee.receiver
 
 
+def conv_kernel_message(x_dtype: str, p_dtype: str, transposed: bool) -> TorchMessage:
+    """What a convolution without a bias says when input ``x_dtype`` meets weights ``p_dtype``
+    (CPU): no bias check comes first, so the kernel's own check speaks, and which kernel runs
+    depends on the CPU (oneDNN takes float16/bfloat16 input where the CPU supports it)."""
+    x, p = scalar_type_name(x_dtype), scalar_type_name(p_dtype)
+    if x_dtype in ("int64", "float64"):
+        return TorchMessage.of(f"expected scalar type {x} but found {p}")  # never oneDNN's
+    if x_dtype in ("float16", "bfloat16"):
+        # oneDNN takes float16/bfloat16 input where the CPU has the instructions, and words
+        # the failure its own way (three wordings seen so far): quote none rather than guess.
+        return TorchMessage()
+    if transposed:
+        return TorchMessage()  # other combinations print device-specific type names
+    return TorchMessage.of(f"expected scalar type {x} but found {p}")
+
+
 def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[str]) -> TorchMessage:
     """What torch 2.13 prints when ``layer`` (params ``p_dtype``) gets ``x_dtype`` input (CPU),
     in every wording the CPU backends use; empty where a wording is not known."""
@@ -39,17 +55,7 @@ def layer_message(layer: ModuleValue, x_dtype: Optional[str], p_dtype: Optional[
                                    f"{c10_name(x_dtype)} != {c10_name(p_dtype)}")
         return TorchMessage.of(f"mat1 and mat2 must have the same dtype, but got {x} and {p}")
     if name.startswith("Conv") and (name.startswith("ConvTranspose") or layer.config.get("bias") is False):
-        # No bias check first: the kernel's own check speaks, and which kernel runs depends on
-        # the CPU (oneDNN takes float16/bfloat16 input where the CPU supports it).
-        if x_dtype in ("int64", "float64"):
-            return TorchMessage.of(f"expected scalar type {x} but found {p}")  # never oneDNN's
-        if x_dtype in ("float16", "bfloat16"):
-            # oneDNN takes float16/bfloat16 input where the CPU has the instructions, and words
-            # the failure its own way (three wordings seen so far): quote none rather than guess.
-            return TorchMessage()
-        if name.startswith("ConvTranspose"):
-            return TorchMessage()  # other combinations print device-specific type names
-        return TorchMessage.of(f"expected scalar type {x} but found {p}")
+        return conv_kernel_message(x_dtype, p_dtype, transposed=name.startswith("ConvTranspose"))
     if name.startswith("Conv"):
         return TorchMessage.of(f"Input type ({c10_name(x_dtype)}) and bias type ({c10_name(p_dtype)}) "
                                "should be the same")

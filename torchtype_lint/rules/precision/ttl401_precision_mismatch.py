@@ -1,7 +1,7 @@
 """TTL401 precision-mismatch: float16/bfloat16/float64 meets float32 in a matmul or layer outside autocast."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -15,7 +15,7 @@ from ..dtype_rule import DtypeRule
 from ..layers import MATMUL_LAYERS, NORM_LAYERS
 from ...knowledge.nn_modules import WEIGHTED_LOSSES
 from ..source_edits import cast_expr, cast_text, castable, code
-from ..dtype.layer_inputs import layer_message, module_call
+from ..dtype.layer_inputs import conv_kernel_message, layer_message, module_call
 from ..dtype.matmul_mismatch import MATMUL_PATTERN, report_mismatch
 from ..torch_messages import TorchMessage
 from ..context import RuleContext
@@ -171,6 +171,7 @@ class PrecisionMismatch(DtypeRule):
                 # with a bias (of the filter's dtype) torch names the bias
                 says = f"Input type ({_CPP_DTYPE_NAMES[x_dtype]}) and bias type ({_CPP_DTYPE_NAMES[o_dtype]}) " \
                        "should be the same"
+            quoted = f' ("{says}")' if says else ""  # nothing where the CPU decides the wording
             fix = None
             if castable(x_dtype):
                 fix = Fix(other_node, cast_expr(other_node, x_dtype), f"Convert `{param}` to {x_dtype}", safe=False)
@@ -180,7 +181,7 @@ class PrecisionMismatch(DtypeRule):
             self.flag(ctx, node,
                       f"`{call.label}` does not promote: its `{first}` is {show(x)}{x_note} but `{param}` "
                       f"(`{code(other_node, 30)}`) is {show(other)}{other_note}: torch raises "
-                      f"RuntimeError (\"{says}\"); convert it: "
+                      f"RuntimeError{quoted}; convert it: "
                       f"`{cast_text(code(other_node, 30), x_dtype) if x_dtype else code(other_node, 30)}`",
                       origin=origin, fix=fix)
             return
@@ -235,14 +236,17 @@ class PrecisionMismatch(DtypeRule):
         super().flag(ctx, node, message, origin, fix)
 
 
-def _same_dtype_message(op: str, first: str, param: str, x_dtype: Any, o_dtype: Any) -> str:
+def _same_dtype_message(op: str, first: str, param: str, x_dtype: Any, o_dtype: Any) -> Optional[str]:
     """What torch says when ``param`` of ``op`` does not have ``first``'s dtype (CPU wording;
-    cut before the dtype names when they are not single)."""
+    cut before the dtype names when they are not single); None where the CPU decides the wording."""
     if op.endswith("_norm"):
         return "mixed dtype (CPU): all inputs must share same datatype."
     if x_dtype is None or o_dtype is None:
         return "to have the same dtype" if op != "torch.lerp" else "expected dtype"
-    if "conv" in op or op.endswith(("cross_entropy", "nll_loss")):  # F.conv2d(x, w) on CPU; with a bias torch names the bias instead
+    if "conv" in op:  # F.conv2d(x, w) without a bias: as the layer (with one, the caller names the bias)
+        said = conv_kernel_message(x_dtype, o_dtype, transposed="transpose" in op)
+        return said.variants[0] if said else None
+    if op.endswith(("cross_entropy", "nll_loss")):
         return f"expected scalar type {scalar_type_name(x_dtype)} but found {scalar_type_name(o_dtype)}"
     if op == "torch.lerp":
         return f"expected dtype {_CPP_DTYPE_NAMES[x_dtype]} for `{param}` but got dtype {_CPP_DTYPE_NAMES[o_dtype]}"
