@@ -122,6 +122,10 @@ LAYER_CASES = [
     ("LSTM", dict(input_size=10, hidden_size=20, proj_size=5), {}, (7, 10)),
     ("GRU", dict(input_size=10, hidden_size=6, num_layers=2), {}, (7, 2, 10)),
     ("RNN", dict(input_size=3, hidden_size=6, bidirectional=True), {}, (7, 3)),
+    ("GRUCell", dict(input_size=10, hidden_size=6), {}, (4, 10)),
+    ("GRUCell", dict(input_size=10, hidden_size=6), {}, (10,)),
+    ("RNNCell", dict(input_size=3, hidden_size=5), {}, (2, 3)),
+    ("LSTMCell", dict(input_size=10, hidden_size=6), {}, (4, 10)),
     ("BatchNorm2d", dict(num_features=3), {}, (2, 3, 4, 4)),
     ("LayerNorm", dict(normalized_shape=(4, 5)), {}, (2, 4, 5)),
 ]
@@ -147,6 +151,26 @@ def test_layer_output_shapes_match_torch():
             out = out[0]
         mine = NN.output_shape(_module(name, **config), shape)
         assert mine == tuple(out.shape), (name, config, shape)
+
+
+def test_recurrent_cells_give_their_next_states():
+    """A cell's call gives the next state, (batch, hidden_size); LSTMCell the pair (h', c'),
+    GRUCell/RNNCell one tensor; an input whose width is not input_size has no output (torch
+    raises)."""
+    from torchtype_lint.model.values import CallArgs, SequenceValue, TensorValue
+    for name in ("LSTMCell", "GRUCell", "RNNCell"):
+        layer = _torch_layer(name, dict(input_size=10, hidden_size=6))
+        with torch.no_grad():
+            out = layer(torch.zeros(4, 10))
+        given = NN.call_module(_module(name, input_size=10, hidden_size=6),
+                               CallArgs([TensorValue(None, (4, 10), None)], {}, [None], {}), None)
+        if isinstance(out, tuple):
+            assert isinstance(given, SequenceValue) and len(given.items) == len(out) == 2, name
+            assert [item.shape for item in given.items] == [tuple(o.shape) for o in out], name
+        else:
+            assert isinstance(given, TensorValue) and given.shape == tuple(out.shape), name
+        assert _raises(lambda: layer(torch.zeros(4, 9)))[0] == "RuntimeError", name
+        assert NN.output_shape(_module(name, input_size=10, hidden_size=6), (4, 9)) is None, name
 
 
 def test_unknown_config_values_give_unknown_shapes():
