@@ -94,6 +94,40 @@ _TEXT_CNN = """
 """
 
 
+_TWO_DOMAINS = """
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(3, 4, 3), nn.MaxPool2d(2))
+            self.classifier = nn.Sequential(nn.Linear(4 * 3 * 3, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 2))
+
+        def forward(self, x):
+            features = self.features(x).view(-1, 4 * 3 * 3)
+            return self.classifier(features){mark}
+
+    def loader(n):
+        return DataLoader(TensorDataset(torch.randn(n, 3, 8, 8), torch.randint(0, 2, (n,))), batch_size=4{drop})
+
+    model = Net()
+    source, target = loader(16), loader(13)
+    steps = min(len(source), len(target))
+    source_iter, target_iter = iter(source), iter(target)
+    for i in range(steps{fewer}):
+        xs, ys = next(source_iter)
+        loss = F.cross_entropy(model(xs), ys)
+        xt, _ = next(target_iter)
+        domain = model(xt)
+"""
+
+_POOLED_HEAD = """
+    head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Sequential(nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4), nn.ReLU()))
+    data = TensorDataset(torch.randn(6, 3, 8, 8))
+    head.train()
+    for (images,) in DataLoader(data{batch}):
+        pooled = head(images){mark}
+"""
+
+
 CASES = [
     Case("norm_in_forward_last_row", "TTL527", ONE_VALUE_MESSAGE, _REGRESSOR.format(mark="  # <-") + """
     data = TensorDataset(torch.randn(33, 3), torch.randn(33))
@@ -138,6 +172,15 @@ CASES = [
     for images in DataLoader(Images(9), batch_size=4, drop_last=True):
         features = net(images)
     """),
+    # a loop that draws the target loader's batches by hand, next(it) once a step, for as many
+    # steps as the loader has batches (13 = 4 + 4 + 4 + 1); the rows go through .view(-1, F)
+    Case("norm_drawn_by_next_reaches_last_batch", "TTL527", f"ValueError: {ONE_VALUE_MESSAGE}",
+         _TWO_DOMAINS.format(mark="  # <-", drop="", fewer=""),
+         _TWO_DOMAINS.format(mark="", drop=", drop_last=True", fewer="")),
+    # DataLoader's default batch size is 1: every batch holds one sample, and the global pool
+    # leaves one value per channel for the norm of a nested nn.Sequential
+    Case("pooled_norm_every_batch_of_one", "TTL527", f"ValueError: {ONE_VALUE_MESSAGE}",
+         _POOLED_HEAD.format(batch="", mark="  # <-"), _POOLED_HEAD.format(batch=", batch_size=2", mark="")),
     Case("squeezed_maps_joined_on_dim_1", "TTL522", "Dimension out of range",
          _TEXT_CNN.format(squeeze="squeeze()", mark="  # <-") + """
     model = TextCNN((2, 3))
@@ -281,6 +324,11 @@ SILENT = {
     for (x,) in DataLoader(TensorDataset(torch.rand(10, 3, 6, 6)), batch_size=4):
         out = norm(torch.squeeze(block(x)))
     """,
+    # the draws stop before the target loader's last batch
+    "norm_drawn_by_next_stops_before_last_batch": _TWO_DOMAINS.format(mark="", drop="", fewer=" - 1"),
+    # batches of one in eval mode
+    "pooled_norm_every_batch_of_one_eval": _POOLED_HEAD.format(batch="", mark="").replace("head.train()",
+                                                                                         "head.eval()"),
     # a last batch of two samples
     "norm_last_batch_of_two": _REGRESSOR.format(mark="") + """
     model = Regressor(3)
@@ -395,6 +443,18 @@ def test_batch_statistics_need_more_than_one_value_per_channel() -> None:
             assert ONE_VALUE_MESSAGE in result, (key, result)
         else:
             assert result == "", (key, result)
+
+
+def test_loader_length_counts_the_kept_last_batch() -> None:
+    """``len(DataLoader(ds, batch_size=B))`` is ceil(N / B) when the last batch is kept, as
+    torch counts it (each program asserts the engine's number in torch)."""
+    programs = {}
+    for n, b in ((13, 4), (16, 4), (33, 8), (5, 7)):
+        body = f"n = len(DataLoader(TensorDataset(torch.randn({n}, 2)), batch_size={b}))\n"
+        line = _line(_explain(body), f"{HEADER_LINES + 1}: n:")
+        assert line.startswith(f"{HEADER_LINES + 1}: n: int = "), line
+        programs[f"{n}/{b}"] = _program(body + f"assert n == {line.rsplit(' ', 1)[1]}, n\n")
+    assert all(result == "" for result in run_in_torch(programs).values())
 
 
 def test_one_dim_ops_accept_the_dims_of_their_rank() -> None:

@@ -21,7 +21,7 @@ from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import device_origin, moved
 from ..knowledge.data_pipeline import (
     CONCAT_DATASET_NAMES, DATALOADER_NAMES, PROGRESS_BARS, RANDOM_SPLIT_NAMES, SUBSET_NAMES,
-    TENSOR_DATASET_NAMES, SubsetValue, TensorDatasetValue, concat_dataset, dataloader, dataset_size,
+    TENSOR_DATASET_NAMES, DataLoaderValue, SubsetValue, TensorDatasetValue, concat_dataset, dataloader, dataset_size,
     progress_bar, random_split, subset, tensor_dataset,
 )
 from ..knowledge.defaults import (
@@ -399,6 +399,9 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
     if qualname == "builtins.len" and len(args.pos) == 1 and not args.kw and not args.has_star \
             and isinstance(args.pos[0], (InstanceValue, TensorDatasetValue, SubsetValue)):
         return _length(interp, args.pos[0], node)
+    if qualname == "builtins.len" and len(args.pos) == 1 and not args.kw and not args.has_star \
+            and isinstance(args.pos[0], DataLoaderValue) and args.pos[0].last_batch is not None:
+        return ScalarValue("int", args.pos[0].last_batch.batches)  # the batches it yields, the last one kept
     if qualname == "functools.partial":
         if not args.pos or args.has_star or args.pos[0] is TOP:
             return TOP

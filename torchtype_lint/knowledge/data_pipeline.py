@@ -86,6 +86,12 @@ class LastBatch:
         """How many items the last batch holds (0: every batch is full; None: unknown)."""
         return None if self.dataset_size is None else self.dataset_size % self.batch_size
 
+    @property
+    def batches(self) -> Optional[int]:
+        """How many batches the loader yields, ``len(loader)``: ceil(N / B), the last one kept
+        (None: unknown)."""
+        return None if self.dataset_size is None else -(-self.dataset_size // self.batch_size)
+
 
 class TensorDatasetValue(Value):
     """``TensorDataset(a, b, ...)``: item ``i`` is the tuple ``(a[i], b[i], ...)``."""

@@ -401,9 +401,12 @@ class RowsScan:
             start = _int(args[0]) if args else _keyword_int(node, "start_dim", 0)
             return ROWS if start is not None and start >= 1 else None
         if name in ("view", "reshape") and args:
-            size = args[0].elements[0].value if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)) \
-                and args[0].elements else args[0]
-            return ROWS if _size_of_rows(size, node.func.value) else None
+            sizes = [e.value for e in args[0].elements] if len(args) == 1 and \
+                isinstance(args[0], (cst.Tuple, cst.List)) else args
+            if not sizes:
+                return None
+            return ROWS if _size_of_rows(sizes[0], node.func.value) or self._rows_inferred(node.func.value, sizes) \
+                else None
         if name in ("sum", "mean", "amax", "amin", "prod", "norm", "std", "var", "logsumexp", "argmax", "argmin"):
             dim = _int(args[0]) if args else _keyword_int(node, "dim", None)
             return ROWS if dim is not None and dim != 0 and self._positive(node.func.value, dim) else None
@@ -421,6 +424,27 @@ class RowsScan:
         rank_last = sum(1 for d in value.shape[1:] if d != 1)
         ones = tuple(i for i, d in enumerate(value.shape) if i > 0 and d == 1)
         return Rows(squeeze=node, rank_last=rank_last, ones=ones)
+
+    def _rows_inferred(self, tensor: Any, sizes: List[Any]) -> bool:
+        """``x.view(-1, d)`` of rows whose other dims hold ``d`` elements in all (``(B, 12, 4,
+        4)`` viewed as ``(-1, 192)``): the inferred first size is the rows, on any batch."""
+        if len(sizes) < 2 or _int(sizes[0]) != -1:
+            return False
+        value = self.value_of(tensor)
+        if not (isinstance(value, TensorValue) and value.shape is not None and len(value.shape) >= 2):
+            return False
+        given = [self.value_of(size) for size in sizes[1:]]
+        if not all(isinstance(d, int) and not isinstance(d, bool) for d in value.shape[1:]) or not all(
+                isinstance(g, ScalarValue) and isinstance(g.const, int) and not isinstance(g.const, bool)
+                and g.const > 0 for g in given):
+            return False
+        rest = 1
+        for dim in value.shape[1:]:
+            rest *= dim
+        wanted = 1
+        for size in given:
+            wanted *= size.const  # type: ignore[union-attr]
+        return rest > 0 and rest == wanted
 
     def _positive(self, tensor: Any, dim: int, extra: int = 0) -> bool:
         """Is ``dim`` a dim other than 0 of ``tensor`` (a negative one needs the rank)?"""

@@ -3,7 +3,7 @@ batch-norm layer in training mode, which needs more than one value per channel."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 import libcst as cst
 
@@ -15,7 +15,8 @@ from ...model.values import CallArgs, InstanceValue, ModuleValue, ScalarValue, T
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
-from .batch_rows import ROWS, RowsScan, keeps_rows, loop_seeds
+from .batch_rows import ROWS, Rows, RowsScan, keeps_rows, loop_seeds
+from .loader_draws import counted_draws
 from .loader_loops import SyntaxCache, derived_names, size_guarded, using, walk
 from .messages import layer_label
 from .ttl522_last_batch_size_assumed import _loader
@@ -41,9 +42,12 @@ class BatchNormLastBatchOfOne(Rule):
     Warns about a batch-norm layer (`nn.BatchNorm1d/2d/3d`) in training mode that a loop over
     a `DataLoader` reaches with the batch's rows (in the loop, or in the `forward` it calls)
     when the loader keeps its last batch (`drop_last=False`, the default) and that batch holds
-    one sample: the dataset's known size leaves a remainder of 1 (`49 % 16 == 1`). The input
-    must have one value per channel on that batch: `(1, C)`, or `(1, C, 1, 1)` after a global
-    pool. A model put in eval mode (`model.eval()`) is not reported, nor one whose mode the
+    one sample: the dataset's known size leaves a remainder of 1 (`49 % 16 == 1`); or when
+    every batch holds one (`batch_size=1`, DataLoader's default). The input must have one value
+    per channel on that batch: `(1, C)`, or `(1, C, 1, 1)` after a global pool (in an
+    `nn.Sequential`, nested ones too). A loop that draws the batches by hand,
+    `x, y = next(it)` of `it = iter(loader)` once a step of `for i in range(n)`, reaches the
+    last batch when `n` is at least `len(loader)` (two loaders walked side by side). A model put in eval mode (`model.eval()`) is not reported, nor one whose mode the
     code does not set (`model.train()`, or a model built in the same scope, which starts in
     training mode), nor a loop that tests the batch's size itself (`if x.size(0) < 2: continue`).
 
@@ -76,17 +80,26 @@ class BatchNormLastBatchOfOne(Rule):
     runtime = RuntimeClaim("ValueError", r"Expected more than 1 value per channel when training")
 
     def visit(self, node: cst.For, ctx: RuleContext) -> None:
-        loader, enumerated = _loader(node.iter, ctx)
-        if loader is None or loader.last_batch is None or loader.last_batch.remainder != 1 or \
-                loader.collated is not None:
-            return  # no last batch of one (or a collate_fn of the file: dim 0 may not be the rows)
         with using(ctx.state(SyntaxCache)):
-            self._judge(node, loader, enumerated, ctx)
+            loader, enumerated = _loader(node.iter, ctx)
+            if loader is not None:
+                if _steps_to_one(loader) is not None:
+                    self._judge(node, loader, loop_seeds(node.target, enumerated, batch(loader)), node.body, ctx)
+                return
+            for draw in counted_draws(node, ctx):  # x, y = next(it) once a step of for i in range(n)
+                steps = _steps_to_one(draw.loader)
+                if steps is not None and draw.count >= steps:
+                    self._judge(node, draw.loader, loop_seeds(draw.target, False, batch(draw.loader)), draw.rest, ctx)
+                    return
 
-    def _judge(self, node: cst.For, loader: DataLoaderValue, enumerated: bool, ctx: RuleContext) -> None:
-        seeds = loop_seeds(node.target, enumerated, batch(loader))
+    def _judge(self, node: cst.For, loader: DataLoaderValue, seeds: Dict[str, Rows], body: Any,
+               ctx: RuleContext) -> None:
+        """Report the first batch-norm layer in training mode the rows of ``seeds`` (bound at
+        the start of ``body``, the loop's body or its statements after a draw) reach with one
+        value per channel on a batch of one sample."""
         if not seeds:
             return
+        every = loader.batch_size == 1
         if size_guarded(node.body, derived_names(node.body, set(seeds))):
             return  # the loop looks at the batch's size itself (`if x.size(0) < 2: continue`)
         found: List[_OneRow] = []
@@ -108,11 +121,11 @@ class BatchNormLastBatchOfOne(Rule):
                 return
             x = value_of(call.args[0].value)
             if isinstance(x, TensorValue):
-                one = _one_row_layer(layer, x)
+                one = _one_row_layer(layer, x, every)
                 if one is not None:
                     found.append(_OneRow(call, one[0], one[1], one[2], entry[0]))
 
-        RowsScan(value_of, on_call, ctx.value).scan(node.body, seeds)
+        RowsScan(value_of, on_call, ctx.value).scan(body, seeds)
         if not found:
             return
         hit = found[0]
@@ -120,20 +133,37 @@ class BatchNormLastBatchOfOne(Rule):
             return
         last = loader.last_batch
         where = f" (layer {hit.path} of this nn.Sequential)" if hit.path else ""
-        self.report(hit.call, f"on the last batch, which holds 1 sample when the dataset's {last.dataset_size} "
-                              f"samples are split into batches of {last.batch_size}, `{code(hit.call, 40)}` runs "
-                              f"nn.{layer_label(hit.layer)}{where} in training mode on an input of shape "
-                              f"{describe_shape(hit.shape)}: one value per channel, and batch norm raises "
-                              f"ValueError (\"{ONE_VALUE_MESSAGE}\"); drop that batch "
-                              "(`DataLoader(..., drop_last=True)`) or use a batch size that leaves more than "
-                              "one sample")
+        if every or last is None:
+            path = "every batch holds 1 sample (the DataLoader's batch size is 1)"
+            remedy = "use a batch size of at least 2 (or put the model in eval mode)"
+        else:
+            path = (f"on the last batch, which holds 1 sample when the dataset's {last.dataset_size} "
+                    f"samples are split into batches of {last.batch_size}")
+            remedy = ("drop that batch (`DataLoader(..., drop_last=True)`) or use a batch size that leaves more "
+                      "than one sample")
+        self.report(hit.call, f"{path}, `{code(hit.call, 40)}` runs nn.{layer_label(hit.layer)}{where} in training "
+                              f"mode on an input of shape {describe_shape(hit.shape)}: one value per channel, and "
+                              f"batch norm raises ValueError (\"{ONE_VALUE_MESSAGE}\"); {remedy}")
 
 
-def _one_row_layer(layer: ModuleValue, x: TensorValue) -> Optional[tuple]:
-    """(the batch-norm layer, its input's shape on a batch of one, its place in a Sequential)
-    when ``layer`` runs one on ``x``'s rows with one value per channel, else None."""
+def _steps_to_one(loader: DataLoaderValue) -> Optional[int]:
+    """How many batches a loader yields up to one of a single sample: 1 when every batch holds
+    one (``batch_size=1``), ``len(loader)`` when only the last does; None when none does (or a
+    ``collate_fn`` of the file makes the batch: dim 0 may not be the rows)."""
+    if loader.collated is not None:
+        return None
+    if loader.batch_size == 1:
+        return 1
+    last = loader.last_batch
+    return last.batches if last is not None and last.remainder == 1 else None
+
+
+def _one_row_layer(layer: ModuleValue, x: TensorValue, every: bool) -> Optional[tuple]:
+    """(the batch-norm layer, its input's shape on a batch of one, its place in a Sequential,
+    nested ones too: ``[1][1]``) when ``layer`` runs one on ``x``'s rows with one value per
+    channel, else None. ``every``: every batch holds one sample (dim 0 may be a known 1)."""
     if layer.short_name in BATCH_STATISTICS_LAYERS:
-        shape = _one_row_shape(x)
+        shape = _one_row_shape(x, every)
         return (layer, shape, "") if shape is not None else None
     if layer.short_name != "Sequential":
         return None
@@ -141,21 +171,24 @@ def _one_row_layer(layer: ModuleValue, x: TensorValue) -> Optional[tuple]:
     for index, child in enumerate(layer.children):
         if not isinstance(child, ModuleValue) or not isinstance(value, TensorValue):
             return None
+        inner = _one_row_layer(child, value, every) if child.short_name == "Sequential" else None
+        if inner is not None:
+            return inner[0], inner[1], f"[{index}]{inner[2]}"
         if child.short_name in BATCH_STATISTICS_LAYERS:
-            shape = _one_row_shape(value)
+            shape = _one_row_shape(value, every)
             if shape is not None:
                 return child, shape, f"[{index}]"
-        if child.short_name == "Sequential" or not keeps_rows(child):
+        if not keeps_rows(child):
             return None  # not followed further
         value = NN.call_module(child, CallArgs([value], {}, [None], {}), None)
     return None
 
 
-def _one_row_shape(x: TensorValue) -> Optional[tuple]:
+def _one_row_shape(x: TensorValue, every: bool) -> Optional[tuple]:
     """``x``'s shape on a batch of one row when each channel then holds one value."""
     shape = x.shape
-    if shape is None or len(shape) < 2 or isinstance(shape[0], int):
-        return None  # a known first dim is not the loader's rows
+    if shape is None or len(shape) < 2 or isinstance(shape[0], int) and not (every and shape[0] == 1):
+        return None  # a known first dim is not the loader's rows (unless every batch holds one)
     if values_per_channel(1, shape) != 1:
         return None
     return (1,) + tuple(shape[1:])
