@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import __version__
 from ..model.settings import DEFAULT_TIME_BUDGET, MAX_TIME_BUDGET
+from ..run.gc_tuning import tune_collector
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -210,6 +211,7 @@ def _resolve(target: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    tune_collector()  # a process of our own: the workers and the language server's child inherit it
     parser = build_parser()
     try:
         args, unknown = parser.parse_known_args(argv)

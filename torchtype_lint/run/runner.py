@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator
 
 from . import bounded
 from .cache import DEFAULT_CACHE_DIR, Cache, finding_from_dict, finding_to_dict
+from .gc_tuning import tune_collector
 from ..source.files import discover
 from ..model.findings import Finding, Location
 from .resident import call_resident
@@ -173,6 +174,7 @@ def _worker_main(conn: Any, settings: "Settings", cache: Optional[Cache]) -> Non
 
     Its address space is capped once at start: a file that needs more memory fails here
     (MemoryError, or a native abort the parent reports), not on the machine."""
+    tune_collector()  # inherited when forked; a spawned worker starts at Python's defaults
     started_size = bounded.address_space()
     bounded.limit_memory(bounded.MEMORY_LIMIT_BYTES + bounded.ANALYSIS_STACK_BYTES)
     while True:
