@@ -3,7 +3,7 @@
 family: precision
 category: mutated-modules
 expected: RuntimeError
-message: mat1 and mat2 must have the same dtype, but got Float and BFloat16
+message: expected m1 and m2 to have the same dtype, but got: float != c10::BFloat16
 source: https://github.com/KimMeen/Time-LLM/issues/3
 """
 import argparse
