@@ -22,7 +22,7 @@ from ..source.noqa import is_suppressed, noqa_map
 from .call_sites import at_call_sites
 from ..source.project.imports import ProjectImports, project_imports
 from .root_causes import one_report_per_root_cause
-from ..rules.base import Report, Rule, all_rules
+from ..rules.base import Report, Rule, all_rules, calls_a_module
 from ..rules.context import RuleContext
 from ..source.notebook import NOTEBOOK_SUFFIX
 from ..source.cst_parse import parse_module
@@ -195,17 +195,33 @@ def run_rules(module: cst.Module, rule_classes: Sequence[type], time_budget: flo
             for visit in visits:
                 visit(node, ctx)
 
+    #: The visits of rules that see only calls of an nn.Module, asked about once per call.
+    module_visits: list = []
+
+    def dispatch_module_calls(node: Any, ctx: RuleContext) -> None:
+        if calls_a_module(ctx.callee(node)):
+            for visit in module_visits:
+                visit(node, ctx)
+
+    trackers: list = []
     for rule_cls in rule_classes:
         rule: Rule = rule_cls(lambda report: sink(ctx.with_assumptions(report), ctx))
+        trackers.extend(t for t in rule_cls.call_trackers if t not in trackers)
         for node_type in rule_cls.listens:
             if rule_cls.ops and node_type in (cst.Call, cst.BinaryOperation):
                 op_node_types.add(node_type)  # only calls of the ops it declared reach it
                 for op in rule_cls.ops:
                     by_op.setdefault(op, []).append(rule.visit)
+            elif rule_cls.module_calls and node_type is cst.Call:
+                module_visits.append(rule.visit)
             else:
                 listeners.setdefault(node_type, []).append(rule.visit)  # called with the ctx
     for node_type in op_node_types:
         listeners.setdefault(node_type, []).append(dispatch_by_op)
+    if module_visits:
+        listeners.setdefault(cst.Call, []).append(dispatch_module_calls)
+    if trackers:  # first: the facts they gather are there for every rule's visit of the call
+        listeners[cst.Call] = trackers + listeners.get(cst.Call, [])
     interpreter = Interpreter(module, listeners, time_budget, project)
     ctx = RuleContext(interpreter)  # the reports' sink reads it: bound before the run
     interpreter.listener_context = ctx

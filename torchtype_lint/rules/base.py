@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, FrozenSet, List
 import libcst as cst
 
 from ..model.findings import Fix
-from ..model.values import Origin, TensorValue, Value
+from ..model.values import ModuleValue, Origin, TensorValue, Value
 
 if TYPE_CHECKING:
     from .context import RuleContext
@@ -71,6 +71,12 @@ class Rule:
     #: The ops (``knowledge/ops.py`` names) the rule judges: when set, calls and operators of
     #: other ops never reach ``visit``, whichever way they are spelled.
     ops: ClassVar[FrozenSet[str]] = frozenset()
+    #: Only calls of an nn.Module (``layer(x)``, ``model.forward(x)``: ``calls_a_module``) reach
+    #: ``visit``: the checker asks once per call for all such rules (most calls are not).
+    module_calls: ClassVar[bool] = False
+    #: Listeners on every call that gather facts the rule's messages read (where a layer chain
+    #: started): each runs once per call, before the rules' visits, however many rules name it.
+    call_trackers: ClassVar[Tuple[Callable[..., None], ...]] = ()
     #: Off unless selected (TTL9xx pedantic rules).
     default_enabled: ClassVar[bool] = True
     #: "safe", "unsafe" or "none".
@@ -152,3 +158,10 @@ def all_rules() -> List[RuleClass]:
 def get_rule(code: str) -> Optional[RuleClass]:
     all_rules()
     return _REGISTRY.get(code.upper())
+
+
+def calls_a_module(callee: Any) -> bool:
+    """Whether a call's ``Callee`` calls an nn.Module: the layer or model itself, or its
+    ``forward`` method (the only calls ``module_calls`` rules see)."""
+    return callee is not None and isinstance(callee.receiver, ModuleValue) and (
+        callee.kind == "module" or (callee.kind == "method" and callee.name == "forward"))

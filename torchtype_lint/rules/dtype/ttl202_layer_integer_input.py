@@ -54,6 +54,7 @@ class LayerIntegerInput(DtypeRule):
     summary = "nn layer with float parameters called on an integer or bool tensor"
     severity = "error"
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
     fix_safety = "unsafe"
     runtime = RuntimeClaim("RuntimeError", r"same dtype|should be the same|not implemented for|"
                                            r"mixed dtype|expected scalar type", pattern_devices=("cpu",))

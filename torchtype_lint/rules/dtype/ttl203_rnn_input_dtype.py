@@ -50,6 +50,7 @@ class RnnInputDtype(DtypeRule):
     summary = "RNN/LSTM/GRU input dtype differs from the weight dtype"
     severity = "error"
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
     fix_safety = "unsafe"
     # torch 2.13's wording, then torch 2.4's for the same check.
     runtime = RuntimeClaim("ValueError", r"RNN input dtype \(torch\.\w+\) does not match weight dtype|"

@@ -59,6 +59,7 @@ class GpuOnlyNormHalfInput(Rule):
     summary = "float32 LayerNorm/GroupNorm on float16/bfloat16 input: runs on CPU, raises on CUDA"
     severity = "error"
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
     fix_safety = "none"
     # Runs on CPU; the wording is the H100's (torch 2.11), the harness checks it on CUDA.
     runtime = RuntimeClaim("RuntimeError", r"expected scalar type (Half|BFloat16) but found Float",

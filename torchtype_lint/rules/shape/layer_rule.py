@@ -20,6 +20,8 @@ class _LayerRule(Rule):
     first failing layer of an ``nn.Sequential`` call."""
 
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
+    call_trackers = (track_layer_chain,)  # a chain goes on through any call (F.relu, flatten)
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
         found = _layer_call(node, ctx)
@@ -63,14 +65,13 @@ class _LastLayerCall:
 
 
 def _layer_call(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[ModuleValue, Any, Any]]:
-    """``_module_call`` of ``node``, with its layer chain tracked: once per evaluation for
-    all the layer rules (tracking again is a no-op, and the call's values do not change)."""
+    """``_module_call`` of ``node``: once per evaluation for all the layer rules (the call's
+    values do not change; its chain was tracked before any visit: ``call_trackers``)."""
     callee = ctx.callee(node)
     if callee is None:
         return None
     last = ctx.state(_LastLayerCall)
     if callee is not last.callee:
-        track_layer_chain(node, ctx)
         last.callee, last.found = callee, _module_call(node, ctx)
     return last.found
 

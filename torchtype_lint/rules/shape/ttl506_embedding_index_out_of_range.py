@@ -97,6 +97,7 @@ class EmbeddingIndexOutOfRange(Rule):
     name = "embedding-index-out-of-range"
     summary = "literal index passed to nn.Embedding is outside [0, num_embeddings)"
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
     # On CUDA the lookup fails as a device-side assert instead: a failure, with another message.
     runtime = RuntimeClaim("IndexError", r"index out of range in self", pattern_devices=("cpu",))
 

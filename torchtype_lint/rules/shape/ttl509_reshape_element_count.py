@@ -90,11 +90,11 @@ class ReshapeElementCount(Rule):
     name = "reshape-element-count"
     summary = "view/reshape to a shape whose element count cannot match the tensor's"
     listens = (cst.Call,)
+    call_trackers = (track_layer_chain,)  # its messages name where the reshaped chain started
     runtime = RuntimeClaim("RuntimeError", r"shape '\[[-0-9, ]+\]' is invalid for input of size \d+|"
                                            r"only one dimension can be inferred|don't multiply up to the size of dim")
 
     def visit(self, node: cst.Call, ctx: RuleContext) -> None:
-        track_layer_chain(node, ctx)
         callee = ctx.callee(node)
         if callee is None or callee.args.has_star:
             return

@@ -56,6 +56,7 @@ class RecurrentStateShapeMismatch(Rule):
     name = "recurrent-state-shape-mismatch"
     summary = "initial hidden state of an LSTM/GRU/RNN whose shape differs from the one its input requires"
     listens = (cst.Call,)
+    module_calls = True  # it judges calls of a layer only
     runtime = RuntimeClaim("RuntimeError", r"Expected hidden(\[[01]\])? size|should also be [23]-D|"
                                            r"doesn't match hidden[01] batch size|hidden[01] has inconsistent")
 
