@@ -21,7 +21,7 @@ class IFBlock(nn.Module):
         self.last = nn.ConvTranspose2d(c, 5, 4, 2, 1)
 
     def forward(self, x):
-        return self.last(self.conv0(x))
+        return self.last(self.conv0(x))  # bug: the float32 frames reach the half conv layers here
 
 
 class Model:
@@ -32,7 +32,7 @@ class Model:
         self.flownet.eval()
 
     def inference(self, img0, img1, timestep=0.5):
-        out = self.flownet(torch.cat((img0, img1), 1))  # bug: float32 frames into the half flownet
+        out = self.flownet(torch.cat((img0, img1), 1))  # float32 frames into the half flownet
         mask = torch.sigmoid(out[:, 4:5])
         return img0 * mask + img1 * (1 - mask)
 
