@@ -225,6 +225,29 @@ WRAPPED_LAYERS = """
         x = block(x)
     """
 
+CFG_NORM_BLOCKS = """
+    class Block(nn.Module):
+        def __init__(self, channels, norm_cfg=None):
+            super().__init__()
+            self.conv = nn.Conv2d(4, channels, 1)
+            self.norm = {registry}[norm_cfg["type"]](channels) if norm_cfg else nn.Identity()
+
+        def forward(self, x):
+            return self.norm(self.conv(x))  # <-
+
+
+    class Neck(nn.Module):
+        def __init__(self, norm_cfg=None):
+            super().__init__()
+            self.blocks = nn.ModuleList([Block(16, norm_cfg)])
+
+        def forward(self, x):
+            return self.blocks[0](x)
+
+
+    out = Neck(norm_cfg=dict(type="LN"))(torch.randn(2, 4, 6, 6))
+    """
+
 CASES = [
     # for over an nn.ModuleList known layer by layer: setattr changes each layer itself
     Case("adapters_injected_into_each_layer_after_half", "TTL401", AsClaimed("RuntimeError"),
@@ -243,6 +266,10 @@ CASES = [
     Case("heads_in_a_plain_list_not_converted", "TTL401", AsClaimed("RuntimeError"),
          LIST_HEADS.replace("{container}", "[]"),
          LIST_HEADS.replace("{container}", "nn.ModuleList()").replace("  # <-", "")),
+    # a non-empty cfg dict is true; blocks[0] of a ModuleList of the file's own blocks is that block
+    Case("norm_from_a_cfg_dict_in_a_listed_block", "TTL505", "expected input with shape",
+         CFG_NORM_BLOCKS.format(registry='{"BN": nn.BatchNorm2d, "LN": nn.LayerNorm}'),
+         CFG_NORM_BLOCKS.format(registry='{"BN": nn.BatchNorm2d, "LN": nn.BatchNorm2d}').replace("  # <-", "")),
     Case("state_diff_noise_added_in_place", "TTL214", "can't be cast to the desired output type Long",
          STATE_DIFF.format(dp="True", bn=""),
          STATE_DIFF.format(dp="True", bn=", track_running_stats=False").replace("  # <-", "")),
@@ -274,6 +301,8 @@ SILENT = {
             setattr(seq, name, Wrap(getattr(seq, name)))
         out = seq(torch.randn(2, 4))
         """,
+    "empty_norm_cfg_dict_is_false": CFG_NORM_BLOCKS.format(registry='{"LN": nn.LayerNorm}').replace(
+        'dict(type="LN")', "{}").replace("  # <-", ""),
     "layer_replaced_by_index": """
         model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
         model[0] = nn.Linear(5, 8)

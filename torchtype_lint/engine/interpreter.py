@@ -546,6 +546,8 @@ class Interpreter:
             return test.const
         if isinstance(test, NoneValue):
             return False
+        if isinstance(test, SequenceValue) and test.container == "dict" and test.keys:
+            return True  # `x if norm_cfg else ...` with norm_cfg=dict(type="LN"): keys known, not empty
         return None
 
     def _if(self, stmt: cst.If) -> bool:

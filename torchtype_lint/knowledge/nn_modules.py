@@ -227,7 +227,9 @@ def layer_at(module: ModuleValue, index: Value) -> Value:
     which is no layer either)."""
     position = index.const if isinstance(index, ScalarValue) and index.pytype == "int" else None
     children = exact_children(module)
-    if children is None or not isinstance(position, int) or not all(isinstance(c, ModuleValue) for c in children) \
+    # a layer of the file's own class (``ModuleList([Block(c)])[0]``) is a layer as much as nn.Linear
+    if children is None or not isinstance(position, int) \
+            or not all(isinstance(c, (ModuleValue, InstanceValue)) for c in children) \
             or not -len(children) <= position < len(children):
         return TOP
     return children[position]
