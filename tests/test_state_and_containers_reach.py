@@ -391,6 +391,10 @@ FACTS = [
     "result = torch.tensor(2.5).tolist()",
     "result = torch.tensor([True, False]).tolist()[0]",
     "result = torch.tensor([[1, 2], [3, 4]]).tolist()[0][1]",
+    # a known tuple or list spread into a tuple or list literal: its items in place
+    "import numpy as np\nresult = np.zeros((2, *(3, 4), 5))",
+    "size = [3, 4]\nresult = torch.zeros([2, *size, *()])",
+    "import numpy as np\nresult = np.ones((*[2], *(1, 3)))",
 ]
 
 

@@ -480,6 +480,16 @@ SILENT = {
     """,
 }
 
+#: An image size from a config dict spread into the sample shape: (n, *size, 3) has its items.
+_SPREAD_SIZE = """
+    cfg = dict(num=4, size={size})
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(cfg["num"], *cfg["size"], 3)).astype(np.float32)
+    head = nn.Linear(8 * 8 * 3, 10)
+    out = head(torch.from_numpy(images).flatten(1))  # <-
+"""
+
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -534,6 +544,8 @@ CASES = [
     Case("first_batch_of_a_loader_with_a_short_last_batch", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=""),
          _FIRST_BATCH.format(target="(x,)", iterable="loader", layout=".transpose(0, 1)")),
+    Case("config_size_spread_into_sample_shape", "TTL502", "cannot be multiplied",
+         _SPREAD_SIZE.format(size="(8, 16)"), _SPREAD_SIZE.format(size="[8, 8]").replace("  # <-", "")),
     Case("first_batch_through_enumerate", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=""),
          _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=".transpose(0, 1)")),

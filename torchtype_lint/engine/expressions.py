@@ -43,6 +43,9 @@ def _collection(interp: "Interpreter", node: Any) -> Value:
     for element in node.elements:
         v = interp.eval(element.value)
         if isinstance(element, cst.StarredElement):
+            if isinstance(v, SequenceValue) and v.container in ("list", "tuple") and v.items is not None:
+                items.extend(v.items)  # (n, *size, 3) of a known tuple: its items in place
+                continue
             starred = True
         items.append(v)
     element_value: Value = items[0] if items else TOP
