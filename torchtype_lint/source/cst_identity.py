@@ -15,13 +15,14 @@ from libcst._nodes.base import CSTNode
 
 
 def _node_classes() -> List[type]:
-    seen, stack = [], [CSTNode]
+    seen, order, stack = set(), [], [CSTNode]
     while stack:
         cls = stack.pop()
-        if cls not in seen:
-            seen.append(cls)
+        if cls not in seen:  # a class with two node bases is reached twice
+            seen.add(cls)
+            order.append(cls)
             stack.extend(cls.__subclasses__())
-    return seen
+    return order
 
 
 #: libcst's own two functions, as CSTNode has them before this module changes it.

@@ -6,6 +6,7 @@ from typing import Any, Optional, Tuple
 import libcst as cst
 
 from ...model.values import ModuleValue, Value
+from ..base import calls_a_module
 from ..context import RuleContext
 from ..dtype.losses import loss_call, loss_ops
 
@@ -13,17 +14,9 @@ from ..dtype.losses import loss_call, loss_ops
 def _module_call(node: cst.Call, ctx: RuleContext) -> Optional[Tuple[ModuleValue, Value, Any]]:
     """(layer, input value, input node) when ``node`` calls a known nn layer."""
     callee = ctx.callee(node)
-    if callee is None:
+    if not calls_a_module(callee) or callee.args.has_star:
         return None
-    if callee.kind == "module" and isinstance(callee.receiver, ModuleValue):
-        module = callee.receiver
-    elif callee.kind == "method" and callee.name == "forward" and isinstance(callee.receiver, ModuleValue):
-        module = callee.receiver
-    else:
-        return None
-    if callee.args.has_star:
-        return None
-    return module, callee.args.get(0, "input"), callee.args.node(0, "input")
+    return callee.receiver, callee.args.get(0, "input"), callee.args.node(0, "input")
 
 
 #: The losses shape rules check (their nn modules included: ``knowledge/ops.py``).

@@ -148,12 +148,7 @@ class StateDictSizeMismatch(Rule):
 
 def _subscript_targets(node: Any) -> Iterable[cst.Subscript]:
     """The ``d[k]`` an assignment or ``del`` stores into or deletes."""
-    if isinstance(node, cst.Assign):
-        targets = [t.target for t in node.targets]
-    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-        targets = [node.target]
-    else:
-        targets = [node.target]
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
     out = []
     while targets:
         target = targets.pop()
