@@ -74,7 +74,7 @@ class BatchNormLastBatchOfOne(Rule):
 
     code = "TTL527"
     name = "batchnorm-last-batch-of-one"
-    summary = "batch norm in training mode on a DataLoader's last batch of one sample"
+    summary = "batch norm in training mode on a batch of one sample (a DataLoader's last batch, or batch_size=1)"
     severity = "warning"
     listens = (cst.For,)
     runtime = RuntimeClaim("ValueError", r"Expected more than 1 value per channel when training")
