@@ -416,6 +416,13 @@ MODULES = [
     ("m = torch.nn.Linear(3, 2)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m.weight", LOOSE),
     ("m = torch.nn.Linear(3, 2)\nm.weight = torch.nn.Parameter(torch.randn(2, 3).half())", "m.weight", LOOSE),
     ("", "torch.nn.Parameter(torch.zeros(2, 3))"), ("", "torch.nn.Parameter(x64)"),
+    # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
+    ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
+    ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",
+     "m(torch.tensor([1, 4]))"),
+    ("m = torch.nn.Conv1d(2, 2, 1, bias=False)\nm.weight.data = torch.randn(2, 2, 1).double()",
+     "m(x64.unsqueeze(0))"),
+    ("m = torch.nn.Embedding(5, 2)\nm.weight.data = torch.randn(5, 2).half()", "m.weight"),
 ]
 
 TABLE = CONSTRUCTORS + CASTS + OPS + NUMPY + MODULES
@@ -468,3 +475,28 @@ def test_table_rows_run_under_real_torch():
     # Every row is valid code: a row that raised would compare nothing.
     assert len(TABLE) > 400
     assert len({(_row(r)[0], _row(r)[1]) for r in TABLE}) == len(TABLE), "duplicate rows"
+
+
+def test_sole_parameter_table_matches_torch():
+    # module_dtypes.sole_parameter: replacing that one parameter decides the layer's dtype, so
+    # the table must list only layers whose named_parameters are exactly ['weight'] as configured.
+    from torchtype_lint.knowledge import module_dtypes as MD
+    from torchtype_lint.model.values import ModuleValue
+
+    builders = {"Embedding": lambda: torch.nn.Embedding(5, 2), "EmbeddingBag": lambda: torch.nn.EmbeddingBag(5, 2),
+                "PReLU": lambda: torch.nn.PReLU(), "Linear": lambda: torch.nn.Linear(3, 2, bias=False),
+                "Conv1d": lambda: torch.nn.Conv1d(3, 2, 1, bias=False),
+                "Conv2d": lambda: torch.nn.Conv2d(3, 2, 1, bias=False),
+                "Conv3d": lambda: torch.nn.Conv3d(3, 2, 1, bias=False),
+                "ConvTranspose1d": lambda: torch.nn.ConvTranspose1d(3, 2, 1, bias=False),
+                "ConvTranspose2d": lambda: torch.nn.ConvTranspose2d(3, 2, 1, bias=False),
+                "ConvTranspose3d": lambda: torch.nn.ConvTranspose3d(3, 2, 1, bias=False)}
+    assert set(builders) == set(MD.SOLE_WEIGHT_ALWAYS) | set(MD.SOLE_WEIGHT_WITHOUT_BIAS)
+    for name, build in builders.items():
+        assert [n for n, _ in build().named_parameters()] == ["weight"], name
+        config = {"bias": False} if name in MD.SOLE_WEIGHT_WITHOUT_BIAS else {}
+        assert MD.sole_parameter(ModuleValue(f"torch.nn.{name}", config)) == "weight"
+    for name in MD.SOLE_WEIGHT_WITHOUT_BIAS:  # with a bias (the default) there are two
+        assert MD.sole_parameter(ModuleValue(f"torch.nn.{name}", {})) is None
+        assert MD.sole_parameter(ModuleValue(f"torch.nn.{name}", {"bias": True})) is None
+    assert len(list(torch.nn.Linear(3, 2).named_parameters())) == 2

@@ -31,8 +31,9 @@ from ..knowledge.functional import FUNCTIONAL_PREFIX, PARAMETER_CLASSES, functio
 from ..knowledge.module_dtypes import (
     CAST_METHODS as MODULE_CAST_METHODS, CAST_REGISTRATIONS, MODULE_BASES, MUTATING_METHODS,
     REGISTER_METHODS, SELF_RETURNING_METHODS, construct_module, module_attribute,
-    parameter_dtypes, parameter_origin, set_module_dtype, widen_module_params,
+    parameter_dtypes, parameter_origin, set_module_dtype,
 )
+from ..knowledge.module_dtypes import parameter_replaced as module_parameter_replaced
 from ..knowledge import vision_transforms as VT
 from ..knowledge.layouts import attribute_result, call_result
 from ..knowledge.module_state import entries_view, state_dict_of, state_entries
@@ -740,7 +741,8 @@ def replace_tensor(interp: "Interpreter", node: Any, old: TensorValue, new: Valu
     elif isinstance(node, cst.Attribute):
         holder = interp._current.get(node.value)
         if isinstance(holder, ModuleValue) and node.attr.value in ("weight", "bias"):
-            widen_module_params(holder, new)
+            module_parameter_replaced(holder, node.attr.value, new, interp._weak_update(holder),
+                                      Origin(node, ""))
             interp.heap_version += 1
         elif isinstance(holder, InstanceValue) and holder.attrs.get(node.attr.value) is old:
             holder.attrs[node.attr.value] = replacement

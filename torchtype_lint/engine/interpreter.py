@@ -50,7 +50,7 @@ from ..knowledge.torch_objects import (
 )
 from ..model.values import (
     Callee,
-    FLOAT32, TOP, ArrayValue, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
+    FLOAT32, TOP, ArrayValue, Origin, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
     SequenceValue, StringValue, SymbolValue, TensorValue, Value, join, join_all,
 )
 from .annotations import annotation_value, declared_attribute
@@ -969,7 +969,8 @@ class Interpreter:
             elif isinstance(owner, ModuleValue):
                 # layer.weight = nn.Parameter(...): the layer's parameters may now differ;
                 # self.linear.weight = QuantWeight(...): reads give the new value
-                store_module_attribute(owner, target.attr.value, value, self._weak_update(owner))
+                store_module_attribute(owner, target.attr.value, value, self._weak_update(owner),
+                                       Origin(target, ""))
                 self.heap_version += 1
             elif isinstance(owner, ArrayValue) and target.attr.value in ("shape", "dtype"):
                 # a.shape = (3, 4) reshapes a (self.buf.shape = ... too); a.dtype = ... reinterprets it

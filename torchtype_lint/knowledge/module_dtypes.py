@@ -146,18 +146,50 @@ def module_attribute(module: ModuleValue, attr: str, node: Any) -> Value:
     return TOP
 
 
-def store_module_attribute(module: ModuleValue, attr: str, value: Value, weak: bool) -> None:
+def store_module_attribute(module: ModuleValue, attr: str, value: Value, weak: bool,
+                           origin: Optional[Origin] = None) -> None:
     """``layer.attr = value``: later reads of ``layer.attr`` give ``value`` (joined with the old
     one when the store may not happen). A tensor stored as ``weight`` or ``bias`` is a parameter
-    whose dtype widens the layer's; anything else (``layer.weight = QuantWeight(...)``, an
-    unknown value) replaces what the class's knowledge says the attribute is."""
+    (``parameter_replaced``); anything else (``layer.weight = QuantWeight(...)``, an unknown
+    value) replaces what the class's knowledge says the attribute is."""
     NN.child_stored(module, attr, value, certain=not weak)  # a layer of a container
     if attr in ("weight", "bias"):
-        widen_module_params(module, value)
+        parameter_replaced(module, attr, value, weak, origin)
         if isinstance(value, TensorValue) and attr not in module.stored:
             return  # reads keep deriving the parameter from the layer's (widened) dtypes
     old = module.stored[attr] if attr in module.stored else module_attribute(module, attr, None)
     module.stored[attr] = join(old, value) if weak else value
+
+
+#: Layers whose only parameter is ``weight`` (given the config), as torch's named_parameters
+#: lists them (tests/test_knowledge_torch.py checks each against torch).
+SOLE_WEIGHT_ALWAYS = ("Embedding", "EmbeddingBag", "PReLU")
+#: Layers whose only parameter is ``weight`` when built with ``bias=False``.
+SOLE_WEIGHT_WITHOUT_BIAS = ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                            "ConvTranspose3d")
+
+
+def sole_parameter(module: ModuleValue) -> Optional[str]:
+    """The name of the layer's only parameter, when it certainly has exactly one."""
+    name = module.short_name
+    if name in SOLE_WEIGHT_ALWAYS or (name in SOLE_WEIGHT_WITHOUT_BIAS and module.config.get("bias") is False):
+        return "weight"
+    return None
+
+
+def parameter_replaced(module: ModuleValue, attr: str, value: Value, weak: bool,
+                       origin: Optional[Origin] = None) -> None:
+    """``layer.weight = nn.Parameter(t)`` or ``layer.weight.data = t`` on a library layer. When
+    the store certainly runs and ``attr`` is the layer's only parameter, its parameters are
+    ``t``'s dtype (an embedding loaded from a float64 numpy matrix is float64, not float32);
+    otherwise the layer's dtypes widen by ``t``'s."""
+    dtypes = value.dtypes if isinstance(value, TensorValue) else None
+    if not weak and dtypes is not None and module.param_dtypes is not None and sole_parameter(module) == attr:
+        module.param_dtypes = dtypes
+        if origin is not None:
+            module.dtype_origin = Origin(origin.node, f"layer.{attr} replaced", value.origin)
+        return
+    widen_module_params(module, value)
 
 
 def widen_module_params(module: ModuleValue, value: Value) -> None:
