@@ -174,6 +174,10 @@ FUNCTIONS = [
     ("", "np.squeeze(cube)"), ("", "np.squeeze(cube, axis=2)"), ("", "np.expand_dims(f32, 0)"),
     ("", "np.expand_dims(f32, axis=-1)"), ("", "np.expand_dims(cube, (0, -1))"), ("", "np.swapaxes(cube, 0, 1)"),
     ("", "np.ravel(cube)"),
+    # ordering: sort and flip keep dtype and shape, argsort gives int64 positions; axis=None flattens
+    ("", "np.sort(i32)"), ("", "np.sort(f32, axis=0)"), ("", "np.sort(cube, axis=None)"), ("", "np.sort(u8, -1)"),
+    ("", "np.argsort(f32)"), ("", "np.argsort(i32, axis=None)"), ("", "np.argsort(cube, kind='stable')"),
+    ("", "np.flip(cube)"), ("", "np.flip(f32, 1)"), ("", "np.sort(rng.integers(0, 5, 4)).astype(np.int32)"),
     # joining: literal lists, and lists of unknown length with a known element (whose
     # length along the joined axis is unknown)
     ("", "np.stack([f32, f32])"), ("", "np.stack([v, v], axis=1)"), ("", "np.stack((i32, i64), axis=-1)"),

@@ -1,5 +1,5 @@
 """numpy functions and ndarray methods that rearrange an array without changing its dtype
-(reshape, transpose, squeeze, expand_dims, swapaxes, ravel), and the ones that join arrays
+(reshape, transpose, squeeze, expand_dims, swapaxes, ravel, sort, flip; argsort gives positions), and the ones that join arrays
 (concatenate, stack, vstack, hstack, column_stack), whose arrays promote.
 
 A list of arrays whose length is unknown (built by ``append`` or a comprehension) still has
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..model.values import TOP, ArrayValue, CallArgs, NoneValue, Origin, SequenceValue, Shape, Value
+from ..model.values import INT64, TOP, ArrayValue, CallArgs, NoneValue, Origin, SequenceValue, Shape, Value
 from . import shapes as S
 from .numpy_args import KEYWORD_ONLY, as_array, axes, bind, given
 from .numpy_dtypes import numpy_dtype, result_type
@@ -136,6 +136,29 @@ def _triangle(array: ArrayValue) -> Value:
         return TOP
     shape = array.shape if array.shape is None or len(array.shape) >= 2 else (array.shape[0], array.shape[0])
     return _rearranged(array, shape)
+
+
+def ordered(array: ArrayValue, bound: Dict[str, Value], indices: bool) -> Value:
+    """``np.sort(a, axis=-1)`` / ``np.argsort``: ``a``'s shape (flattened when axis=None), its
+    dtype or the int64 positions (``indices``); a 0-d array along an axis raises, a structured
+    ``order=`` is not followed."""
+    axis = bound.get("axis")
+    flat = isinstance(axis, NoneValue)  # only a written None reaches here as None (numpy_args)
+    if given(bound, "order") or array.shape is not None and len(array.shape) == 0 and not flat:
+        return TOP
+    if axis is not None and not flat and int_const(axis) is None:
+        result = _rearranged(array, None)  # an unknown axis may be None: flattened or not
+    else:
+        result = flattened(array) if flat else _rearranged(array, array.shape)
+    return ArrayValue(frozenset({INT64}), result.shape, None) if indices else result
+
+
+REARRANGEMENTS.update({
+    "sort": (("a", "axis", "kind", "order", KEYWORD_ONLY, "stable"), lambda a, b: ordered(a, b, False)),
+    "argsort": (("a", "axis", "kind", "order", KEYWORD_ONLY, "stable"), lambda a, b: ordered(a, b, True)),
+    # np.flip(a, axis=None) reverses axes in place of order: same shape and dtype
+    "flip": (("a", "axis"), lambda a, b: _rearranged(a, a.shape)),
+})
 
 
 #: ``np.triu`` / ``np.tril`` name their array ``m``.
