@@ -128,6 +128,34 @@ _POOLED_HEAD = """
 """
 
 
+_CONCAT_POOL_HEAD = """
+    class ConcatPool(nn.Module):
+        def forward(self, x):
+            return torch.cat([F.adaptive_max_pool2d(x, 1), F.adaptive_avg_pool2d(x, 1)], 1)
+
+    class Gate(nn.Module):
+        def __init__(self, ch):
+            super().__init__()
+            self.fc = nn.Conv2d(ch, ch, 1)
+
+        def forward(self, x):
+            return x * torch.sigmoid(self.fc(F.adaptive_avg_pool2d(x, 1)))
+
+    def body():
+        return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), Gate(4))
+
+    def head(nf, nc):
+        return nn.Sequential({pool}, nn.Flatten(), nn.BatchNorm1d(nf), nn.Linear(nf, nc))
+
+    def fit(model, loader):
+        model.train()
+        for xb, yb in loader:
+            out = model(xb){mark}
+            loss = F.cross_entropy(out, yb)
+
+    data = TensorDataset(torch.randn(9, 3, 8, 8), torch.randint(0, 3, (9,)))
+"""
+
 CASES = [
     Case("norm_in_forward_last_row", "TTL527", ONE_VALUE_MESSAGE, _REGRESSOR.format(mark="  # <-") + """
     data = TensorDataset(torch.randn(33, 3), torch.randn(33))
@@ -283,10 +311,24 @@ CASES = [
         picked = rows[torch.tensor(chosen)]
     mean = rows.sum(0) / max(len(chosen), 1)
     """),
+    # the file's own modules inside nested nn.Sequentials built by factories (a fastai-style
+    # head), the model and loader handed to a fit function
+    Case("concat_pool_head_in_factories", "TTL527", ONE_VALUE_MESSAGE,
+         _CONCAT_POOL_HEAD.format(pool="ConcatPool()", mark="  # <-") + """
+    fit(nn.Sequential(body(), head(8, 3)), DataLoader(data, batch_size=4, shuffle=True))
+    """, _CONCAT_POOL_HEAD.format(pool="ConcatPool()", mark="") + """
+    fit(nn.Sequential(body(), head(8, 3)), DataLoader(data, batch_size=4, shuffle=True, drop_last=True))
+    """),
 ]
 
 #: Look-alikes that run and get no finding.
 SILENT = {
+    # the module of the file keeps 2 values per channel on a batch of one (no global pool)
+    "own_module_keeps_values_per_channel": _CONCAT_POOL_HEAD.replace(
+        "nn.Flatten(), nn.BatchNorm1d(nf), nn.Linear(nf, nc)",
+        "nn.BatchNorm2d(nf), nn.Flatten(), nn.Linear(nf * 64, nc)").format(pool="Gate(4)", mark="") + """
+    fit(nn.Sequential(body(), head(4, 3)), DataLoader(data, batch_size=4, shuffle=True))
+    """,
     # the model's mode is its caller's: unknown, not training
     "norm_model_given_by_caller": _REGRESSOR.format(mark="") + """
     def evaluate(model, loader):

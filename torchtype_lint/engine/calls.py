@@ -171,10 +171,18 @@ def eval_call(interp: "Interpreter", node: cst.Call) -> Value:
     return result
 
 
+def _holds_own_modules(module: ModuleValue) -> bool:
+    """An ``nn.Sequential`` with one of the file's own modules among its layers, nested
+    Sequentials included (``Sequential(body(), head())`` of factories that build them)."""
+    return module.short_name == "Sequential" and any(
+        isinstance(c, InstanceValue) or isinstance(c, ModuleValue) and _holds_own_modules(c)
+        for c in module.children)
+
+
 def call_library_module(interp: "Interpreter", module: ModuleValue, args: CallArgs, node: Any) -> Value:
     """``module(x)`` of an ``nn`` module; an ``nn.Sequential`` holding the file's own modules
     runs each of them in turn (their ``forward`` is analysed with what the previous gives)."""
-    if module.short_name != "Sequential" or not any(isinstance(c, InstanceValue) for c in module.children):
+    if not _holds_own_modules(module):
         return NN.call_module(module, args, node)
     if args.has_star or args.kw or len(args.pos) != 1:
         return TOP

@@ -518,7 +518,22 @@ class RowsScan:
         found = self._function_seeds(node, known, depth)
         if found is None:
             return None
-        function, seeds = found
+        return self._function_returns(found[0], found[1], depth)
+
+    def forward_rows(self, instance: Value) -> Optional[Rows]:
+        """What a module of the file returns when its ``forward(self, x)`` is given the rows
+        (a layer of an ``nn.Sequential``: the rows are its only argument)."""
+        function, skip = called_function(instance)
+        if function is None:
+            return None
+        params = function.node.params
+        if len(params.params) != skip + 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT \
+                or params.kwonly_params or params.star_kwarg is not None:
+            return None
+        return self._function_returns(function, {params.params[skip].name.value: ROWS}, 0)
+
+    def _function_returns(self, function: FunctionValue, seeds: Dict[str, Rows], depth: int) -> Optional[Rows]:
+        """What ``function`` returns in every ``return`` when its parameters hold ``seeds``."""
         key = (id(function.node), tuple(sorted(seeds.items(), key=lambda kv: kv[0])))
         if key in self._returns:
             return self._returns[key]
@@ -526,12 +541,16 @@ class RowsScan:
         inner: Dict[str, Rows] = dict(seeds)
         for small in small_statements(function.node.body):
             self._assign(small, inner, depth + 1)
-        returns = [small.value for small in small_statements(function.node.body)
-                   if isinstance(small, cst.Return) and small.value is not None]
-        kinds = [self.kind(value, inner, depth + 1) for value in returns]
+        kinds = [self.kind(value, inner, depth + 1) for value in returned_expressions(function)]
         result = kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
         self._returns[key] = result
         return result
+
+
+def returned_expressions(function: FunctionValue) -> List[Any]:
+    """The expressions a function of the file returns (its ``return x`` statements)."""
+    return [small.value for small in small_statements(function.node.body)
+            if isinstance(small, cst.Return) and small.value is not None]
 
 
 def keeps_rows(module: ModuleValue) -> bool:

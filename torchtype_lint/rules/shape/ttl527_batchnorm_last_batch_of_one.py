@@ -3,7 +3,7 @@ batch-norm layer in training mode, which needs more than one value per channel."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -15,7 +15,7 @@ from ...model.values import CallArgs, InstanceValue, ModuleValue, ScalarValue, T
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
-from .batch_rows import ROWS, Rows, RowsScan, keeps_rows, loop_seeds
+from .batch_rows import ROWS, Rows, RowsScan, called_function, keeps_rows, loop_seeds, returned_expressions
 from .loader_draws import counted_draws
 from .loader_loops import SyntaxCache, derived_names, size_guarded, using, walk
 from .messages import layer_label
@@ -121,11 +121,12 @@ class BatchNormLastBatchOfOne(Rule):
                 return
             x = value_of(call.args[0].value)
             if isinstance(x, TensorValue):
-                one = _one_row_layer(layer, x, every)
+                one = _one_row_layer(layer, x, every, lambda child: _forward_output(child, scan, ctx))
                 if one is not None:
                     found.append(_OneRow(call, one[0], one[1], one[2], entry[0]))
 
-        RowsScan(value_of, on_call, ctx.value).scan(body, seeds)
+        scan = RowsScan(value_of, on_call, ctx.value)
+        scan.scan(body, seeds)
         if not found:
             return
         hit = found[0]
@@ -158,30 +159,62 @@ def _steps_to_one(loader: DataLoaderValue) -> Optional[int]:
     return last.batches if last is not None and last.remainder == 1 else None
 
 
-def _one_row_layer(layer: ModuleValue, x: TensorValue, every: bool) -> Optional[tuple]:
+def _one_row_layer(layer: ModuleValue, x: TensorValue, every: bool,
+                   through: Callable[[InstanceValue], Optional[TensorValue]]) -> Optional[tuple]:
     """(the batch-norm layer, its input's shape on a batch of one, its place in a Sequential,
     nested ones too: ``[1][1]``) when ``layer`` runs one on ``x``'s rows with one value per
-    channel, else None. ``every``: every batch holds one sample (dim 0 may be a known 1)."""
+    channel, else None. ``every``: every batch holds one sample (dim 0 may be a known 1).
+    ``through``: what a module of the file among the layers gives for the rows (None: unknown)."""
     if layer.short_name in BATCH_STATISTICS_LAYERS:
         shape = _one_row_shape(x, every)
         return (layer, shape, "") if shape is not None else None
-    if layer.short_name != "Sequential":
-        return None
-    value: Value = x
+    return _through_sequential(layer, x, every, through)[0] if layer.short_name == "Sequential" else None
+
+
+def _through_sequential(layer: ModuleValue, x: TensorValue, every: bool,
+                        through: Callable[[InstanceValue], Optional[TensorValue]]) -> Tuple[Optional[tuple],
+                                                                                             Optional[TensorValue]]:
+    """Walk an ``nn.Sequential``'s layers on the rows ``x``: (the first batch-norm layer with one
+    value per channel, as ``_one_row_layer`` gives it, or None; what the layers give for the
+    rows, None when not followed to the end)."""
+    value: Optional[Value] = x
     for index, child in enumerate(layer.children):
-        if not isinstance(child, ModuleValue) or not isinstance(value, TensorValue):
-            return None
-        inner = _one_row_layer(child, value, every) if child.short_name == "Sequential" else None
-        if inner is not None:
-            return inner[0], inner[1], f"[{index}]{inner[2]}"
+        if not isinstance(value, TensorValue):
+            return None, None
+        if isinstance(child, InstanceValue):
+            value = through(child)  # AdaptiveConcatPool2d() in a fastai-style head
+            continue
+        if not isinstance(child, ModuleValue):
+            return None, None
+        if child.short_name == "Sequential":
+            inner, value = _through_sequential(child, value, every, through)
+            if inner is not None:
+                return (inner[0], inner[1], f"[{index}]{inner[2]}"), None
+            continue
         if child.short_name in BATCH_STATISTICS_LAYERS:
             shape = _one_row_shape(value, every)
             if shape is not None:
-                return child, shape, f"[{index}]"
+                return (child, shape, f"[{index}]"), None
         if not keeps_rows(child):
-            return None  # not followed further
+            return None, None  # not followed further
         value = NN.call_module(child, CallArgs([value], {}, [None], {}), None)
-    return None
+    return None, value if isinstance(value, TensorValue) else None
+
+
+def _forward_output(instance: InstanceValue, scan: RowsScan, ctx: RuleContext) -> Optional[TensorValue]:
+    """What a module of the file gives for the batch's rows, with dim 0 its rows: its
+    ``forward`` must return the rows (``torch.cat([max_pool(x), avg_pool(x)], 1)``), and its
+    return value's other dims must be known alike in every analysis of it (joined)."""
+    if scan.forward_rows(instance) != ROWS:
+        return None
+    function, _ = called_function(instance)
+    returns = returned_expressions(function) if function is not None else []
+    if len(returns) != 1:
+        return None
+    out = ctx.joined_value(returns[0])
+    if not isinstance(out, TensorValue) or out.shape is None or len(out.shape) < 2:
+        return None
+    return TensorValue(out.dtypes, (None,) + tuple(out.shape[1:]), out.origin, out.device)
 
 
 def _one_row_shape(x: TensorValue, every: bool) -> Optional[tuple]:
