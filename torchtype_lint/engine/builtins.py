@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 
 import libcst as cst
 
+from ..knowledge.python_types import hasattr_truth, isinstance_truth
 from ..knowledge import torch_api as T
 from ..knowledge.data_pipeline import DataLoaderValue, SubsetValue, TensorDatasetValue, batch, dataset_item
 from ..knowledge.indexing import index_first
@@ -205,8 +206,12 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
         attrs = args.pos[0].attrs
         return SequenceValue("dict", join_all(tuple(attrs.values())) if attrs else TOP, tuple(attrs.values()),
                              None, tuple(attrs))
+    if name == "hasattr" and len(args.pos) == 2 and not args.kw and not args.has_star:
+        return ScalarValue("bool", hasattr_truth(args.pos[0], args.pos[1]))
     if name == "isinstance":
-        return ScalarValue("bool")
+        truth = isinstance_truth(args.pos[0], args.pos[1]) if len(args.pos) == 2 and not args.kw \
+            and not args.has_star else None
+        return ScalarValue("bool", truth)  # a known answer prunes the branch the value cannot take
     if name == "setattr" and len(args.pos) == 3 and not args.kw and not args.has_star:
         # setattr(self, name, value): an attribute store by a name that may be unknown
         store_named(interp, args.pos[0], args.pos[1], args.pos[2],

@@ -69,3 +69,16 @@ ATTRIBUTE_MODULES: Mapping[str, Tuple[FrozenSet[str], bool]] = {
 
 #: A regular expression every message of those AttributeErrors matches.
 ATTRIBUTE_PATTERN = r"object has no attribute"
+
+
+#: Tensor methods and attributes that neither a tuple, a list nor a namedtuple has, so reading
+#: one on them raises AttributeError (TTL218). tests/test_container_used_as_tensor.py checks each
+#: name against dir(torch.Tensor), dir(tuple) and dir(list). ``values``/``indices`` are left out:
+#: they are fields of torch.return_types namedtuples; ``numel``: a shape (torch.Size) has it.
+TENSOR_ONLY_ATTRIBUTES = frozenset({
+    "size", "shape", "dim", "ndim", "dtype", "device", "view", "reshape", "squeeze", "unsqueeze",
+    "permute", "transpose", "contiguous", "flatten", "expand", "float", "double", "half", "long", "int",
+    "bool", "to", "cuda", "cpu", "detach", "numpy", "item", "tolist", "clone", "mean", "sum", "argmax",
+    "argmin", "softmax", "log_softmax", "sigmoid", "exp", "log", "eq", "ne", "gt", "lt", "masked_fill",
+    "requires_grad", "backward", "data", "grad", "chunk", "split", "t", "type_as", "view_as", "new_zeros",
+})

@@ -153,6 +153,13 @@ class RuleContext:
         return self._interpreter.no_grad_depth > 0
 
     @property
+    def analysed_on_its_own(self) -> bool:
+        """In the analysis of a function nobody in the file calls (or before its callers): its
+        parameters' defaults and its object's attributes stand for whatever a caller passes, and
+        type tests (``isinstance``) decide nothing, so a value's kind may not be the one it has."""
+        return self._interpreter._speculative
+
+    @property
     def uses_cuda(self) -> bool:
         """The file moves tensors or modules to a CUDA device somewhere (``.cuda()``,
         ``.to("cuda")``): CUDA-only failures matter in it."""
