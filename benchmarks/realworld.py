@@ -295,17 +295,20 @@ def main() -> int:
                         help="rule prefixes (default: TTL and TTL9, i.e. every rule, opt-in ones included)")
     parser.add_argument("--only", action="append", help="only this corpus directory name (repeatable)")
     parser.add_argument("--out", default=os.path.join(CORPUS, "realworld.json"))
-    parser.add_argument("--docs", default=os.path.join(ROOT, "docs", "real-world.md"),
-                        help="markdown page to write (triage verdicts come from benchmarks/triage.json)")
+    parser.add_argument("--docs", help="markdown page to write (triage verdicts come from benchmarks/triage.json; "
+                                       "default: docs/real-world.md, for a full run only: a run narrowed by "
+                                       "--select or --only writes no page unless given one)")
     parser.add_argument("--render-only", action="store_true", help="re-render the page from --out, no lint run")
     parser.add_argument("--no-timing", action="store_true", help="skip the per-file CPU measurement (about 1 minute)")
     parser.add_argument("--linter-commit", metavar="REV",
                         help="lint with the torchtype_lint package of this commit (git archive into a temporary "
                              "directory) instead of the working tree's, which others may be editing")
     args = parser.parse_args()
+    if args.docs is None and not args.select and not args.only:
+        args.docs = os.path.join(ROOT, "docs", "real-world.md")  # a partial run must not overwrite the page
     if args.render_only:
         with open(args.out, encoding="utf-8") as handle:
-            write_docs(json.load(handle), args.docs)
+            write_docs(json.load(handle), args.docs or os.path.join(ROOT, "docs", "real-world.md"))
         return 0
     directories = build()
     if args.only:
@@ -357,7 +360,8 @@ def measure(args: argparse.Namespace, directories: List[str], linter_root: str, 
                                   [f"--select {c}" for c in (args.select or ["TTL", "TTL9"])])
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=1)
-    write_docs(summary, args.docs)
+    if args.docs:
+        write_docs(summary, args.docs)
     print(f"{total_files} files ({total_notebooks} notebooks), {total_lines} lines, "
           f"{len(findings)} findings in {elapsed:.0f}s wall")
     if "timing" in summary:
