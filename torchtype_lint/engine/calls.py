@@ -35,6 +35,7 @@ from ..knowledge.module_dtypes import (
 )
 from ..knowledge.module_dtypes import parameter_replaced as module_parameter_replaced
 from ..knowledge import vision_transforms as VT
+from ..knowledge.sklearn_api import PREFIX as SKLEARN_PREFIX, call_sklearn_function
 from ..knowledge.layouts import attribute_result, call_result
 from ..knowledge.module_state import entries_view, state_dict_of, state_entries
 from ..knowledge.named_tuples import NAMEDTUPLE_FACTORIES, NamedTupleClass, named_field, namedtuple_class
@@ -429,6 +430,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return NP.call_numpy_function(qualname[6:], args, node)
     if qualname.startswith("builtins."):
         return call_builtin(interp, qualname[9:], args, node)
+    if qualname.startswith(SKLEARN_PREFIX):
+        return call_sklearn_function(qualname, args, node)
     return TOP
 
 
