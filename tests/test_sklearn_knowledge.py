@@ -15,6 +15,8 @@ from knowledge_truth import contradiction, engine_globals, real_globals  # noqa:
 PRELUDE = """\
 import numpy as np
 import torch
+from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine, make_blobs,
+                              make_circles, make_classification, make_moons, make_regression)
 from sklearn.model_selection import train_test_split
 from sklearn.utils import class_weight
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
@@ -35,6 +37,16 @@ ROWS = [
     "train_test_split(X32, y, test_size=3)[0]",
     "train_test_split(X32, y)[1]",
     "train_test_split(X32, y, stratify=y, test_size=0.3)[2]",
+    "make_classification()[0]", "make_classification()[1]",
+    "make_classification(n_samples=50, n_features=4, n_informative=2, n_redundant=0)[0]",
+    "make_classification(30, 5, n_informative=2, n_redundant=1, random_state=0)[1]",
+    "make_moons()[0]", "make_moons(n_samples=30, noise=0.1)[1]", "make_moons((3, 5))[0]",
+    "make_circles(40, noise=0.05, factor=0.5)[0]", "make_circles(n_samples=(4, 6))[1]",
+    "make_blobs(n_samples=40, n_features=3, centers=2)[0]", "make_blobs(25)[1]",
+    "make_regression(n_samples=20, n_features=5)[0]", "make_regression(n_samples=20, n_features=5)[1]",
+    "make_regression(20, 5, n_targets=2)[1]",
+    "load_iris(return_X_y=True)[0]", "load_iris(return_X_y=True)[1]", "load_digits(return_X_y=True)[0]",
+    "load_breast_cancer(return_X_y=True)[1]", "load_wine(return_X_y=True)[0]",
 ]
 
 

@@ -1,6 +1,7 @@
 """scikit-learn as the engine meets it in training scripts: class and sample weights (always
-float64, the classic source of a float64 loss weight) and ``train_test_split`` (each array keeps
-its dtype, split along dim 0). Checked against scikit-learn, where installed, in
+float64, the classic source of a float64 loss weight), ``train_test_split`` (each array keeps
+its dtype, split along dim 0), the toy-data generators (``make_moons``...: float64 features,
+int64 labels) and the bundled datasets read with ``return_X_y=True``. Checked against scikit-learn, where installed, in
 tests/test_sklearn_knowledge.py.
 """
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ..model.values import FLOAT64, TOP, ArrayValue, CallArgs, Origin, ScalarValue, SequenceValue, Value
+from ..model.values import FLOAT64, INT64, TOP, ArrayValue, CallArgs, Origin, ScalarValue, SequenceValue, Value
 from .numpy_args import KEYWORD_ONLY, bind
 
 PREFIX = "sklearn."
@@ -41,7 +42,74 @@ def call_sklearn_function(qualname: str, args: CallArgs, node: Any) -> Value:
         return ArrayValue(frozenset({FLOAT64}), (count,), Origin(node, "compute_sample_weight gives float64"))
     if qualname in _SPLIT:
         return _train_test_split(args, node)
+    name = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith(_DATASETS) and name in _GENERATORS:
+        return _generated(name, args, node)
+    if qualname.startswith(_DATASETS) and name in _BUNDLED:
+        return _bundled(name, args, node)
     return TOP
+
+
+_DATASETS = "sklearn.datasets."
+#: Generators: their signature up to the keyword-only ones they take, and what decides the
+#: feature count (a parameter, or a fixed 2 for the 2-D toy shapes); labels are int64 classes
+#: except make_regression's float64 targets.
+_GENERATORS = {
+    "make_classification": (("n_samples", "n_features"), {"n_samples": 100, "n_features": 20}),
+    "make_moons": (("n_samples",), {"n_samples": 100}),
+    "make_circles": (("n_samples",), {"n_samples": 100}),
+    "make_blobs": (("n_samples", "n_features"), {"n_samples": 100, "n_features": 2}),
+    "make_regression": (("n_samples", "n_features"), {"n_samples": 100, "n_features": 100}),
+}
+#: Keyword-only parameters that change what a generator returns (another tuple, a frame).
+_RETURN_CHANGING = ("return_centers", "coef")
+#: Datasets shipped with scikit-learn: (rows, features) of ``load_<name>(return_X_y=True)``.
+_BUNDLED = {"load_iris": (150, 4), "load_digits": (1797, 64), "load_breast_cancer": (569, 30),
+            "load_wine": (178, 13)}
+
+
+def _int(value: Value) -> Optional[int]:
+    if isinstance(value, ScalarValue) and isinstance(value.const, int) and not isinstance(value.const, bool):
+        return value.const
+    return None
+
+
+def _generated(name: str, args: CallArgs, node: Any) -> Value:
+    """``X, y = make_moons(200, noise=0.1)``: X float64 (n, features), y int64 (n,) (float64
+    targets for make_regression, (n, n_targets) when there are several)."""
+    positional, defaults = _GENERATORS[name]
+    if args.has_star or len(args.pos) > len(positional) or any(k in args.kw for k in _RETURN_CHANGING):
+        return TOP
+    given = dict(zip(positional, args.pos))
+    given.update({k: v for k, v in args.kw.items() if k in positional})
+    n = _int(given["n_samples"]) if "n_samples" in given else defaults["n_samples"]
+    if "n_samples" in given and isinstance(given["n_samples"], SequenceValue):
+        counts = [_int(item) for item in given["n_samples"].items or ()]  # make_moons((3, 5)): 8 rows
+        n = sum(counts) if counts and all(c is not None for c in counts) else None  # type: ignore[misc]
+    features: Optional[int] = 2
+    if "n_features" in positional:
+        features = _int(given["n_features"]) if "n_features" in given else defaults["n_features"]
+    x = ArrayValue(frozenset({FLOAT64}), (n, features), Origin(node, f"{name} gives float64 features"))
+    if name == "make_regression":
+        targets = _int(args.kw["n_targets"]) if "n_targets" in args.kw else 1
+        shape = (n,) if targets == 1 else (n, targets)
+        y = ArrayValue(frozenset({FLOAT64}), shape, Origin(node, f"{name} gives float64 targets"))
+    else:
+        y = ArrayValue(frozenset({INT64}), (n,), Origin(node, f"{name} gives int64 labels"))
+    return SequenceValue("tuple", TOP, (x, y))
+
+
+def _bundled(name: str, args: CallArgs, node: Any) -> Value:
+    """``load_iris(return_X_y=True)``: (float64 features, int64 labels); without return_X_y (a
+    Bunch) or as a frame: not followed."""
+    flag = args.kw.get("return_X_y")
+    if args.pos or args.has_star or not (isinstance(flag, ScalarValue) and flag.const is True) \
+            or set(args.kw) - {"return_X_y"}:
+        return TOP
+    rows, features = _BUNDLED[name]
+    return SequenceValue("tuple", TOP, (
+        ArrayValue(frozenset({FLOAT64}), (rows, features), Origin(node, f"{name} gives float64 features")),
+        ArrayValue(frozenset({INT64}), (rows,), Origin(node, f"{name} gives int64 labels"))))
 
 
 def _test_count(n: int, args: CallArgs) -> Optional[int]:
