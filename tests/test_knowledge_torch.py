@@ -416,6 +416,13 @@ MODULES = [
     ("m = torch.nn.Linear(3, 2)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m.weight", LOOSE),
     ("m = torch.nn.Linear(3, 2)\nm.weight = torch.nn.Parameter(torch.randn(2, 3).half())", "m.weight", LOOSE),
     ("", "torch.nn.Parameter(torch.zeros(2, 3))"), ("", "torch.nn.Parameter(x64)"),
+    # a tensor with an ndarray on its right: numpy computes it, with numpy's promotion
+    # (knowledge/tensor_array_ops.py)
+    ("", "torch.randn(4, 3) - a64"), ("", "torch.randn(4, 3) * a32"), ("", "torch.randn(2, 3) + ai32[:3]"),
+    ("", "i * a64[:2]"), ("", "torch.ones(4, 3) / np.array(2.0)"), ("", "(x - np.array([0.5, 0.4, 0.3])) / 0.2"),
+    ("", "i + np.array(1.5)"), ("", "u8 * ai[:3]"), ("", "b & np.array([True, False, True])"),
+    ("", "torch.ones(3, dtype=torch.half) + np.ones(3, dtype=np.float32)"), ("", "i // ai32[:3]"),
+    ("", "i32 / ai32[:3]"), ("", "x ** a64[:2]"), ("", "torch.ones(2, 3) % ai[:3]"),
     # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
     ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from ..knowledge.tensor_array_ops import tensor_with_array
 from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
@@ -295,6 +296,8 @@ def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any)
     """``left <op> right`` (also for augmented assignments, which pass their statement)."""
     if isinstance(left, StringValue):
         return StringValue(None) if op in ("%", "+", "*") else TOP  # "%.2f" % loss
+    if isinstance(left, TensorValue) and isinstance(right, ArrayValue):
+        return tensor_with_array(left, right, op, node)  # numpy computes it: numpy's promotion
     if isinstance(left, (TensorValue,)) or isinstance(right, TensorValue):
         if op in ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^"):
             result = T.binary_op(left, right, op, node, interp.tenv)
