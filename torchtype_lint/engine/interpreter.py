@@ -158,6 +158,8 @@ class Interpreter:
         #: visitor per function costs more than analysing it). Calling one gives a generator.
         self._generators: set = set()
         self._unrolling = 0
+        #: First iterations of ``range`` loops being run on their own (_peeled): one at a time.
+        self._peeling_range = 0
         #: Loops being analysed around the current statement (fixed points and unrolled ones).
         self._loop_nesting = 0
         #: Loop statement -> the names its body may rebind (syntax.names_bound_in), found once.
@@ -686,7 +688,29 @@ class Interpreter:
                 and isinstance(callee.args.pos[0], DataLoaderValue):
             first = first_batch(callee.args.pos[0])
             return None if first is None else SequenceValue("tuple", TOP, (ScalarValue("int", 0), first))
-        return None
+        start = self._range_start(stmt.iter)
+        if start is None and callee is not None and callee.kind == "symbol" and callee.name == "builtins.enumerate" \
+                and len(callee.args.pos) == 1 and not callee.args.kw and not callee.args.has_star:
+            inner = self._range_start(callee.args.pos_nodes[0])
+            return None if inner is None else SequenceValue("tuple", TOP, (ScalarValue("int", 0), inner))
+        return start
+
+    def _range_start(self, node: Any) -> Optional[Value]:
+        """The first int of ``range(...)`` of known ints that is not empty, for a loop outside
+        any other (a range loop in a loop, or in a first iteration already run on its own,
+        is not peeled: the cost stays bounded)."""
+        if self._loop_nesting or self._peeling_range or not isinstance(node, cst.Call):
+            return None
+        callee = self._callees.get(node)
+        if callee is None or callee.kind != "symbol" or callee.name != "builtins.range" or callee.args.kw \
+                or callee.args.has_star or not 1 <= len(callee.args.pos) <= 3:
+            return None
+        bounds = [a.const if isinstance(a, ScalarValue) and isinstance(a.const, int) and not isinstance(a.const, bool)
+                  else None for a in callee.args.pos]
+        if None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return None
+        numbers = range(*bounds)  # type: ignore[arg-type]
+        return ScalarValue("int", numbers[0]) if len(numbers) else None
 
     def _peeled(self, stmt: cst.For, first: Value) -> None:
         """The first iteration on its own, recorded, outside any branch: it certainly runs once
@@ -695,10 +719,12 @@ class Interpreter:
         targets = target_names(stmt.target)
         loop_frame = self.frame
         loop_frame.loop_targets.extend(targets)
+        self._peeling_range += 1
         try:
             self.assign_target(stmt.target, first, stmt)
             self.exec_body(stmt.body)
         finally:
+            self._peeling_range -= 1
             if targets:
                 del loop_frame.loop_targets[-len(targets):]
 

@@ -21,14 +21,28 @@ Every rule here was measured in torch (tests/test_layouts.py runs each against t
   input's strides are channels-last-like (``suggest_memory_format``), else row-major;
 - a tensor's rows (``for row in t``, a ``TensorDataset``'s samples) keep the other dims' strides,
   and default_collate's ``torch.stack`` of row-major samples is row-major (unless the stacked
-  shape is channels-last-like, where ``torch.cat`` allocates channels-last).
+  shape is channels-last-like, where ``torch.cat`` allocates channels-last);
+- ``narrow``, ``select``, ``chunk``/``split``/``unbind`` pieces are views (the strides kept, the
+  selected dim's dropped); ``torch.cat``/``torch.stack`` below 4-D, ``repeat`` and ``F.pad``
+  (constant mode, below 4-D) give new row-major tensors whatever the inputs' strides (a 4-D
+  ``cat``/``pad`` takes the inputs' suggested format);
+- ``nn.RNN``/``nn.GRU``/``nn.LSTM`` of a float32/float64 input on the CPU: the time-major output
+  and the final states are row-major, a ``batch_first`` output is the time-major one transposed
+  back (not contiguous); on CUDA (cuDNN) not measured, so unknown.
+
+A size-1 dim's stride may be unknown (None, "any") where only the other dims' strides are
+certain: a dtype conversion copies a tensor of unknown layout with at most one dim longer than
+1 into stride 1 for that dim (a dense input keeps its strides, another is made row-major), but
+the size-1 dims keep whatever strides the input had. torch never reads a size-1 dim's stride
+to decide ``is_contiguous`` or whether a ``view`` fits; operations whose result would depend on
+it (an elementwise result's order, a suggested format) leave such a layout unknown.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ..model.values import Category, Layout, TensorValue, Value, category
+from ..model.values import Category, Layout, SequenceValue, TensorValue, Value, category
 
 Strides = Tuple[int, ...]
 
@@ -39,7 +53,7 @@ def known_shape(shape: Any) -> bool:
 
 
 def strides_of(value: Value) -> Optional[Strides]:
-    """The value's strides when known (and of its rank)."""
+    """The value's strides when known (and of its rank); a size-1 dim's may be None (any)."""
     if not isinstance(value, TensorValue) or value.layout is None or not known_shape(value.shape):
         return None
     strides = value.layout.strides
@@ -56,12 +70,15 @@ def with_layout(value: Value, strides: Optional[Sequence[int]], note: Any = None
     shape). ``note``: the node to name as what made the layout (kept from before when None)."""
     if not isinstance(value, TensorValue):
         return value
-    if strides is None or not known_shape(value.shape) or len(strides) != len(value.shape):  # type: ignore[arg-type]
+    if strides is None or not known_shape(value.shape) or len(strides) != len(value.shape) or any(  # type: ignore
+            stride is None and size != 1 for size, stride in zip(value.shape, strides)):  # type: ignore[arg-type]
         if value.layout is None:
             return value
         return replace(value)  # a copy without the layout
     strides = tuple(strides)
-    layout = Layout(strides, note if strides != contiguous(value.shape) else None)  # type: ignore[arg-type]
+    shape = value.shape
+    row_major = strides == contiguous(shape) or wild(strides) and is_contiguous(shape, strides)  # type: ignore
+    layout = Layout(strides, None if row_major else note)  # type: ignore[arg-type]
     if value.layout == layout:
         return value
     out = replace(value)
@@ -91,11 +108,17 @@ def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     return True
 
 
+def wild(strides: Sequence[Optional[int]]) -> bool:
+    """Whether some size-1 dim's stride is unknown (None)."""
+    return any(stride is None for stride in strides)
+
+
 def is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
-    """torch's ``is_non_overlapping_and_dense``: the dims, sorted by stride, tile memory."""
+    """torch's ``is_non_overlapping_and_dense``: the dims, sorted by stride, tile memory
+    (size-1 dims tile nothing: their strides are not read)."""
     if any(size == 0 for size in shape):
         return True
-    order = sorted(range(len(shape)), key=lambda d: (strides[d], shape[d]))
+    order = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: (strides[d], shape[d]))
     expected = 1
     for d in order:
         if shape[d] == 1:
@@ -114,7 +137,19 @@ def permuted(strides: Sequence[int], order: Sequence[int]) -> Strides:
 def view_strides(shape: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> Optional[Strides]:
     """The strides ``view(target)`` gives, or None when no strides fit: each run of dims that
     are contiguous with one another must map onto whole dims of ``target`` (torch's
-    ``computeStride``; element counts must already agree)."""
+    ``computeStride``; element counts must already agree). With a size-1 dim's stride
+    unknown: size-1 dims never decide whether it fits nor the other dims' strides (checked
+    against torch over random layouts in tests/test_layouts.py), so the view is judged without
+    them and the target's size-1 dims get unknown strides."""
+    if wild(strides):
+        keep = [d for d in range(len(shape)) if shape[d] != 1]
+        if any(strides[d] is None for d in keep):
+            return None
+        squeezed = view_strides([shape[d] for d in keep], [strides[d] for d in keep], [t for t in target if t != 1])
+        if squeezed is None:
+            return None
+        rest = iter(squeezed)
+        return tuple(next(rest) if t != 1 else None for t in target)  # type: ignore[misc]
     if not shape:
         return contiguous(target)  # a 0-dim tensor views as any shape of one element
     if any(size == 0 for size in shape):
@@ -142,7 +177,7 @@ def view_strides(shape: Sequence[int], strides: Sequence[int], target: Sequence[
 def unsqueezed(shape: Sequence[int], strides: Sequence[int], dim: int) -> Strides:
     """``x.unsqueeze(dim)`` (``dim`` already in [0, rank]): the new dim's stride is that of
     the dim it is put before times its size, 1 at the end."""
-    new = 1 if dim >= len(shape) else shape[dim] * strides[dim]
+    new = 1 if dim >= len(shape) else None if strides[dim] is None else shape[dim] * strides[dim]
     return tuple(strides[:dim]) + (new,) + tuple(strides[dim:])
 
 
@@ -241,8 +276,9 @@ def elementwise(out_shape: Sequence[int], operands: Sequence[Optional[Tuple[Sequ
 
 def channels_last_like(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """torch's ``is_channels_last_strides_2d`` for a 4-D tensor (what ``suggest_memory_format``
-    reads): the strides grow in the order C, W, H, N."""
-    if len(shape) != 4 or strides[1] == 0:
+    reads): the strides grow in the order C, W, H, N. A size-1 dim's unknown stride: not
+    channels-last-like (callers that would then claim a format check ``wild`` first)."""
+    if len(shape) != 4 or wild(strides) or strides[1] == 0:
         return False
     minimum = 0
     for d in (1, 3, 2, 0):
@@ -271,8 +307,10 @@ def suggested(shape: Sequence[int], strides: Sequence[int]) -> Strides:
 
 def preserved(shape: Sequence[int], strides: Sequence[int]) -> Strides:
     """``torch.preserve_format`` (a conversion, ``clone()``): a dense input's strides, else the
-    suggested format."""
-    return tuple(strides) if is_dense(shape, strides) else suggested(shape, strides)
+    suggested format (None: unknown, for a 4-D input with a size-1 dim's stride unknown)."""
+    if is_dense(shape, strides):
+        return tuple(strides)
+    return None if wild(strides) and len(shape) == 4 else suggested(shape, strides)  # type: ignore[return-value]
 
 
 def stacked_contiguous(item: Value) -> bool:
@@ -281,7 +319,7 @@ def stacked_contiguous(item: Value) -> bool:
     row-major and the unsqueezed item is not channels-last-like (``torch.cat`` would then
     allocate its result channels-last); else not known."""
     strides = strides_of(item)
-    if strides is None or not is_contiguous(item.shape, strides):  # type: ignore[union-attr]
+    if strides is None or wild(strides) or not is_contiguous(item.shape, strides):  # type: ignore[union-attr]
         return False
     shape = tuple(item.shape)  # type: ignore[union-attr]
     return not channels_last_like((1,) + shape, unsqueezed(shape, strides, 0))
@@ -352,7 +390,7 @@ def _operand(value: Value) -> Any:
     operand of TensorIterator's ordering); None when unknown."""
     if isinstance(value, TensorValue):
         strides = strides_of(value)
-        return (value.shape, strides) if strides is not None else None
+        return (value.shape, strides) if strides is not None and not wild(strides) else None
     if getattr(value, "kind", None) == "scalar":
         return ()
     return None
@@ -408,6 +446,12 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
         return _fresh(result)
     if name == "topk" and isinstance(getattr(result, "items", None), tuple):
         return replace(result, items=tuple(_fresh(item) for item in result.items))  # type: ignore[arg-type]
+    if name == "repeat":
+        return _fresh(result)  # a new tensor, row-major whatever the input's strides
+    if name in ("chunk", "split", "unbind"):
+        return _pieces(recv, name, args, result, node)
+    if strides is None and name in CONVERSIONS:
+        return _copied(recv, name, args, result, node)
     if strides is None or not isinstance(result, TensorValue) or not known_shape(out_shape):
         return _unknown(result)
     if name in ("t", "transpose", "swapaxes", "swapdims", "permute"):
@@ -439,6 +483,14 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
         return with_layout(result, tuple(s for d, s in enumerate(strides) if d not in drop), kept)
     if name in ("expand", "expand_as"):
         return with_layout(result, expanded(shape, strides, out_shape), kept)  # type: ignore[arg-type]
+    if name == "narrow" and len(out_shape) == len(shape):  # type: ignore[arg-type]
+        return with_layout(result, strides, kept)  # a view: the same strides, from another offset
+    if name == "select" and args.pos:
+        rank = len(shape)  # type: ignore[arg-type]
+        dim = _int(args.pos[0])
+        if dim is None or not -rank <= dim < rank or len(out_shape) != rank - 1:  # type: ignore[arg-type]
+            return _unknown(result)
+        return with_layout(result, strides[:dim % rank] + strides[dim % rank + 1:], kept)
     if name in ("detach",) and not args.pos:
         return with_layout(result, strides, kept)
     if name == "clone" and not args.pos and not args.kw:
@@ -454,6 +506,21 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
     return _unknown(result)
 
 
+def _copied(recv: TensorValue, name: str, args: Any, result: Value, node: Any) -> Value:
+    """A conversion to another dtype of a tensor of unknown layout with at most one dim longer
+    than 1 (a column ``(n, 1)``, a vector): a copy (preserve_format: a dense input's strides,
+    where that dim's stride is 1, else row-major) whose long dim moves by one element; the
+    size-1 dims keep strides not known. Unknown when the dtype may stay (the tensor itself)."""
+    if not isinstance(result, TensorValue) or result is recv or name in ("cuda", "cpu") or \
+            "memory_format" in args.kw or "copy" in args.kw or not known_shape(recv.shape) or \
+            recv.shape != result.shape or recv.dtype is None or result.dtype is None or recv.dtype == result.dtype:
+        return _unknown(result)
+    shape = recv.shape
+    if any(size == 0 for size in shape) or sum(1 for size in shape if size != 1) > 1:  # type: ignore[union-attr]
+        return _unknown(result)
+    return with_layout(result, tuple(1 if size != 1 else None for size in shape))  # type: ignore[union-attr]
+
+
 def function_result(qualname: str, args: Any, result: Value, node: Any) -> Value:
     """``torch.<name>(...)`` / ``F.<name>(...)`` gave ``result``: with its strides, when known."""
     if args.has_star or "memory_format" in args.kw or "out" in args.kw:
@@ -462,11 +529,15 @@ def function_result(qualname: str, args: Any, result: Value, node: Any) -> Value
         return _fresh(result)
     if qualname == "torch.tensor" and args.pos and getattr(args.pos[0], "kind", None) == "sequence":
         return _fresh(result)  # a list or tuple literal; torch.tensor(t) of a tensor keeps t's strides
+    if qualname in ("torch.cat", "torch.concat", "torch.stack"):
+        return _joined("torch.cat" if qualname == "torch.concat" else qualname, args, result)
     name = qualname.rsplit(".", 1)[-1]
     first = args.get(0, "input")
     if not isinstance(first, TensorValue):
         return _unknown(result)
     if qualname.startswith("torch.nn.functional."):
+        if name == "pad":
+            return _padded(first, args, result)
         if name in UNARY and name not in ("clamp", "clip") and not args.kw.get("inplace"):
             return elementwise_result(result, [first], node)
         if name == "dropout":
@@ -483,13 +554,118 @@ def function_result(qualname: str, args: Any, result: Value, node: Any) -> Value
         if name in BINARY and len(args.pos) == 2:
             return elementwise_result(result, [first, args.pos[1]], node)
         if name in ("t", "transpose", "swapaxes", "swapdims", "permute", "flatten", "reshape", "unsqueeze",
-                    "squeeze"):
+                    "squeeze", "narrow", "select", "chunk", "split", "unbind"):
             return method_result(first, name, rest, result, node)
     return _unknown(result)
 
 
-def layer_result(name: str, x: Value, result: Value, node: Any) -> Value:
-    """An ``nn`` layer ``name`` gave ``result`` for the input ``x``: with its strides."""
+def _joined(qualname: str, args: Any, result: Value) -> Value:
+    """``torch.cat`` / ``torch.stack`` of a list or tuple: a new tensor in the inputs' common
+    memory format (``compute_output_memory_format``): row-major below 4-D whatever the inputs'
+    strides; a 4-D ``cat`` is channels-last when every input is channels-last-like. A 4-D or
+    5-D ``stack`` (the CPU's own kernel) and a 5-D ``cat`` stay unknown."""
+    if not isinstance(result, TensorValue) or not known_shape(result.shape) or set(args.kw) - {"dim", "tensors"}:
+        return _unknown(result)
+    rank = len(result.shape)  # type: ignore[arg-type]
+    if rank < 4:
+        return _fresh(result)
+    parts = args.get(0, "tensors")
+    items = getattr(parts, "items", None)
+    if qualname != "torch.cat" or rank != 4 or not items:
+        return _unknown(result)
+    formats = set()
+    for item in items:
+        strides = strides_of(item)
+        if strides is None or len(strides) != 4 or wild(strides):
+            return _unknown(result)
+        formats.add(channels_last_like(item.shape, strides))  # type: ignore[union-attr,arg-type]
+    last = formats == {True}
+    return with_layout(result, channels_last(result.shape) if last else contiguous(result.shape),  # type: ignore
+                       made_by(items[0]) if last else None)
+
+
+def _padded(x: TensorValue, args: Any, result: Value) -> Value:
+    """``F.pad`` in its default constant mode (``constant_pad_nd``): a new tensor in the
+    input's suggested format: row-major below 4-D, channels-last for a channels-last-like
+    4-D input. Other modes and 5-D inputs stay unknown."""
+    mode = args.get(2, "mode") if args.has(2, "mode") else None
+    if mode is not None and getattr(mode, "const", None) != "constant":
+        return _unknown(result)
+    if not isinstance(result, TensorValue) or not known_shape(result.shape):
+        return _unknown(result)
+    rank = len(result.shape)  # type: ignore[arg-type]
+    if rank < 4:
+        return _fresh(result)
+    return _suggested(x, result) if rank == 4 else _unknown(result)
+
+
+def _pieces(recv: TensorValue, name: str, args: Any, result: Value, node: Any) -> Value:
+    """``chunk`` / ``split`` pieces are views with the receiver's strides; ``unbind`` gives
+    views without the dim (like ``select``)."""
+    strides = strides_of(recv)
+    items = getattr(result, "items", None)
+    if strides is None or not isinstance(result, SequenceValue):
+        return result
+    rank = len(strides)
+    drop: Optional[int] = None
+    if name == "unbind":
+        dim = _int(args.get(0, "dim")) if args.has(0, "dim") else 0
+        if dim is None or not -rank <= dim < rank:
+            return result
+        drop = dim % rank
+    piece_strides = strides if drop is None else strides[:drop] + strides[drop + 1:]
+    kept = _source(recv, node)
+
+    def laid(piece: Value) -> Value:
+        if not isinstance(piece, TensorValue) or piece.shape is None or len(piece.shape) != len(piece_strides):
+            return _unknown(piece)
+        return with_layout(piece, piece_strides, kept)
+
+    element = laid(result.element) if isinstance(result.element, TensorValue) else result.element
+    return replace(result, element=element, items=tuple(laid(item) for item in items) if items is not None else None)
+
+
+#: Recurrent layers whose outputs' strides are known on the CPU.
+RECURRENT_LAYERS = frozenset({"RNN", "GRU", "LSTM"})
+#: Input dtypes whose recurrent kernels on the CPU (native and oneDNN) were measured.
+_RECURRENT_DTYPES = frozenset({"float32", "float64"})
+
+
+def recurrent_result(x: Value, result: Value, node: Any, config: Any) -> Value:
+    """``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM`` of a float32/float64 input on the CPU: the
+    output (seq, batch, directions * width) is a new row-major tensor, and with
+    ``batch_first=True`` it is that time-major tensor transposed back to (batch, seq, ...), not
+    contiguous (ATen's ``_rnn_impl`` and oneDNN alike: ``output.transpose_(0, 1)``); the final
+    states are row-major. Measured on the CPU only: cuDNN's layout was not, so an input of
+    unknown or CUDA device leaves them unknown."""
+    items = getattr(result, "items", None)
+    if not isinstance(x, TensorValue) or x.device != "cpu" or x.dtype not in _RECURRENT_DTYPES \
+            or not isinstance(result, SequenceValue) or items is None or len(items) != 2 or config is None:
+        return result
+    batch_first = config.get("batch_first", False)
+    if not isinstance(batch_first, bool):
+        return result
+    output = items[0]
+    if not isinstance(output, TensorValue) or not known_shape(output.shape):
+        output = _unknown(output)
+    elif batch_first and len(output.shape) == 3:  # type: ignore[arg-type]
+        batch, seq, width = output.shape  # type: ignore[misc]
+        output = with_layout(output, permuted(contiguous((seq, batch, width)), (1, 0, 2)), node)
+    else:
+        output = _fresh(output)
+    states = items[1]
+    if isinstance(states, SequenceValue) and states.items is not None:
+        states = replace(states, items=tuple(_fresh(state) for state in states.items))
+    else:
+        states = _fresh(states)
+    return replace(result, items=(output, states))
+
+
+def layer_result(name: str, x: Value, result: Value, node: Any, config: Any = None) -> Value:
+    """An ``nn`` layer ``name`` gave ``result`` for the input ``x``: with its strides
+    (``config``: the layer's constructor arguments, where its layout depends on them)."""
+    if name in RECURRENT_LAYERS:
+        return recurrent_result(x, result, node, config)
     if name in FRESH_LAYERS:
         return _fresh(result)
     if name in FORMAT_LAYERS:
@@ -539,7 +715,7 @@ def index_result(container: TensorValue, parts: Sequence[Tuple[str, Any]], resul
             if cut is None:
                 return _unknown(result)
             out_shape.append(cut[0])
-            out_strides.append(strides[d] * (part[2] or 1))
+            out_strides.append(None if strides[d] is None else strides[d] * (part[2] or 1))  # type: ignore
             d += 1
         else:
             return _unknown(result)
@@ -588,7 +764,7 @@ def _fresh(result: Value) -> Value:
 def _suggested(x: Value, result: Value) -> Value:
     strides = strides_of(x)
     if strides is None or not isinstance(result, TensorValue) or not known_shape(result.shape) or \
-            len(result.shape) != 4 or len(strides) != 4:  # type: ignore[arg-type]
+            len(result.shape) != 4 or len(strides) != 4 or wild(strides):  # type: ignore[arg-type]
         return _unknown(result)
     shape = result.shape
     fmt = channels_last(shape) if channels_last_like(x.shape, strides) else contiguous(shape)  # type: ignore

@@ -335,7 +335,7 @@ def call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     result = _call_module(module, args, node)
     if module.short_name == "Sequential" or args.has_star:
         return result  # each layer of it gave its own
-    return layer_result(module.short_name, args.get(0, "input"), result, node)
+    return layer_result(module.short_name, args.get(0, "input"), result, node, module.config)
 
 
 def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:

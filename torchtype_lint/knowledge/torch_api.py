@@ -696,7 +696,7 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
     SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
     | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split",
                                "topk", "sort"}
-    | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
+    | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "narrow", "select",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
                      "swapaxes", "swapdims", "movedim", "moveaxis", "unflatten"}
     | {"is_floating_point", "is_complex", "index_select"}
@@ -824,6 +824,9 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         return _shape_tuple(recv.shape)
     if name == "index_select" and not args.has_star:
         return _index_select(recv, args)
+    if name in ("narrow", "select") and not args.has_star:
+        return TensorValue(recv.dtypes, _narrowed_shape(recv.shape, name, args), recv.origin, recv.device,
+                           recv.requires_grad)
     if name in DTYPE_PREDICATES and not args.pos and not args.kw:
         return dtype_predicate(recv, name)
     if name in ("dim", "ndimension", "numel", "nelement", "element_size"):
@@ -871,6 +874,32 @@ def _index_select(recv: TensorValue, args: CallArgs) -> Value:
         size = index.shape[0] if index.shape else 1
         shape = tuple(size if i == dim % len(recv.shape) else d for i, d in enumerate(recv.shape))
     return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+
+
+def _narrowed_shape(shape: Shape, name: str, args: CallArgs) -> Shape:
+    """``x.narrow(dim, start, length)``: ``length`` along ``dim`` (torch checks that
+    ``start + length`` fits; a negative ``start`` counts from the end); ``x.select(dim, i)``:
+    ``dim`` dropped. Unknown when the dim or the length is not a known int in range."""
+    if shape is None:
+        return None
+    rank = len(shape)
+    dim = int_const(args.get(0, "dim"))
+    if dim is None or not -rank <= dim < rank:
+        return None
+    d = dim % rank
+    if name == "select":
+        index, size = int_const(args.get(1, "index")), shape[d]
+        if index is None or isinstance(size, int) and not -size <= index < size:
+            return None
+        return tuple(shape[:d]) + tuple(shape[d + 1:])
+    start, length, size = int_const(args.get(1, "start")), int_const(args.get(2, "length")), shape[d]
+    if start is None or length is None or length < 0:
+        return None
+    if isinstance(size, int) and not isinstance(size, bool):
+        start = start + size if start < 0 else start
+        if not 0 <= start <= size or start + length > size:
+            return None  # torch raises
+    return tuple(shape[:d]) + (length,) + tuple(shape[d + 1:])
 
 
 #: ``x.is_floating_point()`` / ``x.is_complex()`` (and ``torch.is_floating_point(x)``): the

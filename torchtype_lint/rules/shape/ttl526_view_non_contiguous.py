@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...knowledge.layouts import channels_last_like, made_by, strides_of
 from ...knowledge.torch_api import int_const, shape_from_size_args
-from ...model.values import ScalarValue, SequenceValue, TensorValue, numel
+from ...model.values import Origin, ScalarValue, SequenceValue, TensorValue, numel
 from ..base import Rule, RuntimeClaim, expr_text, register
 from ..context import RuleContext
 from .known import _known, _shape
@@ -231,10 +231,14 @@ class ViewNonContiguous(Rule):
     over them: `x` is a transposed or permuted view (`.t()`, `.transpose(i, j)`, `.permute(...)`,
     `.T`, `.mT`), a slice that skips memory (`x[:, :4]`, rows of a transposed tensor), what an
     elementwise operation made of such a tensor (`pred.t().eq(target)` keeps the transposed
-    order), or the output of 2-D convolutions, batch norms and pools given a channels-last
-    input, however far back and through whatever calls. The strides follow torch's own rules
+    order), the output of 2-D convolutions, batch norms and pools given a channels-last
+    input, or a `batch_first` LSTM/GRU/RNN output on the CPU (the time-major result transposed
+    back), however far back and through whatever calls: `narrow`, `select`, `chunk`/`split`/
+    `unbind` pieces keep the strides, `torch.cat`, `repeat`, `F.pad`, `.contiguous()` and a
+    time-major recurrent output start row-major again. The strides follow torch's own rules
     (TensorIterator's for elementwise results, `suggest_memory_format` for layers), so a `view`
-    that only splits or keeps dims, or any view of a tensor of unknown layout, is silent.
+    that only splits or keeps dims, or any view of a tensor of unknown layout, is silent. The
+    message names the line whose operation gave the layout.
 
     ## Why is this bad?
     `view` never copies; on memory that is not laid out in the new shape's order it fails with
@@ -323,14 +327,16 @@ class ViewNonContiguous(Rule):
             return True
         maker = made_by(callee.receiver)
         receiver = _short(node.func.value)
-        how = ""
+        how, origin = "", None
         if maker is not None and _short(maker) != receiver:
-            how = f" (its layout since `{_short(maker)}`)"
+            how, origin = " (its layout {origin})", Origin(maker)  # "since line N: `x.transpose(0, 1)`"
         kind = "channels-last strides" if channels_last_like(shape, strides) else "strides"
-        self.report(node, f"`{receiver}` of shape {tuple(shape)} has {kind} {tuple(strides)}{how}, not contiguous: "
+        shown = "(" + ", ".join("?" if stride is None else str(stride) for stride in strides) + \
+            ("," if len(strides) == 1 else "") + ")"  # a size-1 dim's stride may be unknown
+        self.report(node, f"`{receiver}` of shape {tuple(shape)} has {kind} {shown}{how}, not contiguous: "
                           f"`view` cannot lay it out as [{', '.join(str(d) for d in sizes)}] without a copy and "
                           f"torch raises RuntimeError (view size is not compatible with input tensor's size and "
-                          f"stride); use `.reshape(...)`, or `.contiguous()` before `.view`")
+                          f"stride); use `.reshape(...)`, or `.contiguous()` before `.view`", origin)
         return True
 
 
