@@ -423,6 +423,15 @@ MODULES = [
     ("", "i + np.array(1.5)"), ("", "u8 * ai[:3]"), ("", "b & np.array([True, False, True])"),
     ("", "torch.ones(3, dtype=torch.half) + np.ones(3, dtype=np.float32)"), ("", "i // ai32[:3]"),
     ("", "i32 / ai32[:3]"), ("", "x ** a64[:2]"), ("", "torch.ones(2, 3) % ai[:3]"),
+    # an autocast decorator runs the body in the region; an nn.Sequential in a region runs
+    # layer by layer as autocast runs each (engine/functions.autocast_regions)
+    ("m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.GELU())\n"
+     "@torch.autocast('cpu', dtype=torch.bfloat16)\ndef f(t):\n    return m(t)", "f(x)"),
+    ("m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))\n"
+     "@torch.autocast(device_type='cpu')\ndef f(t):\n    return m(t) @ w[:2]", "f(x)", LOOSE),
+    ("@torch.autocast('cpu', dtype=torch.bfloat16)\ndef f(t):\n    return t + 1", "f(x)"),
+    ("m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Softmax(dim=-1))\n"
+     "@torch.autocast('cpu', dtype=torch.bfloat16)\ndef f(t):\n    return m(t)", "f(x)", LOOSE),
     # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
     ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",

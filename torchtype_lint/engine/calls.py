@@ -183,14 +183,18 @@ def _holds_own_modules(module: ModuleValue) -> bool:
 def call_library_module(interp: "Interpreter", module: ModuleValue, args: CallArgs, node: Any) -> Value:
     """``module(x)`` of an ``nn`` module; an ``nn.Sequential`` holding the file's own modules
     runs each of them in turn (their ``forward`` is analysed with what the previous gives)."""
-    if not _holds_own_modules(module):
+    region = interp.autocast_dtypes[-1] if interp.autocast_dtypes else None
+    if not _holds_own_modules(module) and not (interp.autocast_dtypes and module.short_name == "Sequential"):
         return NN.call_module(module, args, node)
     if args.has_star or args.kw or len(args.pos) != 1:
         return TOP
     value = args.pos[0]
     for child in module.children:
         if isinstance(child, ModuleValue):
-            value = call_library_module(interp, child, CallArgs([value], {}, [None], {}), node)
+            step = CallArgs([value], {}, [None], {})
+            value = call_library_module(interp, child, step, node)
+            if interp.autocast_dtypes:  # under autocast each layer runs as autocast runs it
+                value = under_autocast(Callee("module", child.qualname, child, step), value, node, region)
         elif isinstance(child, InstanceValue) and "forward" in child.cls.methods:
             value = call_function(interp, child.cls.methods["forward"], CallArgs([value], {}, [None], {}),
                                   node, child)

@@ -17,6 +17,7 @@ from ..model.values import (
     TOP, ClassValue, FunctionValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue, Value, join,
     join_all,
 )
+from ..knowledge.autocast import AUTOCAST_CONTEXTS, autocast_dtype
 from ..knowledge.named_tuples import NAMEDTUPLE_BASES, class_statement_instance
 from ..knowledge.symbolic_dims import SizeSymbol
 from .annotations import annotation_value
@@ -85,7 +86,8 @@ def call_function(interp: "Interpreter", fn: FunctionValue, args: CallArgs, node
     """The value of calling a function defined in the file (``self_value``: the receiver of a
     method call). ``force``: analyse the body even when no argument is informative."""
     fnode = fn.node
-    if any(not is_transparent(d.decorator) for d in getattr(fnode, "decorators", ())):  # a lambda has none
+    if any(not is_transparent(d.decorator) and not _opens_autocast(interp, d.decorator)
+           for d in getattr(fnode, "decorators", ())):  # a lambda has none
         return TOP
     annotated = interp.annotated_returns.get(fnode, TOP)
     if fnode in interp._call_stack or len(interp._call_stack) >= MAX_CALL_DEPTH or args.has_star:
@@ -331,6 +333,19 @@ def run_function(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Val
         return _run_body(interp, fn, params, parent)
 
 
+def _opens_autocast(interp: "Interpreter", decorator: Any) -> bool:
+    """``@torch.autocast("cpu", dtype=torch.bfloat16)``: a decorator that runs the body in an
+    autocast region (``autocast_regions``), which the analysis follows."""
+    return isinstance(decorator, cst.Call) and interp._callee_name(decorator) in AUTOCAST_CONTEXTS
+
+
+def autocast_regions(interp: "Interpreter", fnode: Any) -> List[Optional[str]]:
+    """The dtypes of the autocast regions a function's decorators open around its body, outermost
+    first (None: a region whose dtype is not known)."""
+    return [autocast_dtype(interp._callee_name(d.decorator), interp._callees.get(d.decorator))
+            for d in getattr(fnode, "decorators", ()) if _opens_autocast(interp, d.decorator)]
+
+
 def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value],
               parent: Optional[Frame]) -> Value:
     fnode = fn.node
@@ -348,6 +363,9 @@ def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value]
         interp._fresh_ids = set()  # objects created by this call are its own
     interp._conditional_calls += conditional
     interp._call_stack.append(fnode)
+    regions = autocast_regions(interp, fnode)  # @torch.autocast(...): the body runs in the region
+    interp.autocast_dtypes.extend(regions)
+    interp.autocast_depth += len(regions)
     try:
         for name, value in params.items():
             _record_param(interp, fnode, name, value)
@@ -364,6 +382,9 @@ def _run_body(interp: "Interpreter", fn: FunctionValue, params: Dict[str, Value]
         if not ended:
             frame.returns.append(NoneValue())
     finally:
+        if regions:
+            del interp.autocast_dtypes[-len(regions):]
+            interp.autocast_depth -= len(regions)
         interp._call_stack.pop()
         interp.frame = outer
         interp.branch_depth = branch_depth

@@ -93,10 +93,10 @@ def under_autocast(callee: Callee, result: Value, node: Any, dtype: Optional[str
         and callee.receiver.short_name in _KEEP_MODULES)
     if keeps:
         return result  # computed as outside the region: the input's dtype carries through
-    if callee.kind in ("user", "module") and not isinstance(callee.receiver, ModuleValue) and \
-            _made_by_autocast(result, dtype):
-        # the file's own function or module, analysed inside this region: its result is
-        # what autocast made of the ops in it
+    if callee.kind in ("user", "module") and (not isinstance(callee.receiver, ModuleValue) or (
+            callee.receiver.short_name == "Sequential")) and _made_by_autocast(result, dtype):
+        # the file's own function or module, or an nn.Sequential run layer by layer, analysed
+        # inside this region: its result is what autocast made of the ops in it
         return result
     if result.dtypes and any(d in ("float16", "bfloat16") for d in result.dtypes):
         return TensorValue(None, result.shape, None, result.device, result.requires_grad)
