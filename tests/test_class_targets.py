@@ -119,6 +119,102 @@ CASES = [
         for xb, yb in DataLoader(TensorDataset(x, y), batch_size=4):
             loss = F.cross_entropy(model(xb), yb)
         """),
+    # --- TTL529: class indices the input has no class for --------------------------------------
+    Case("loader_labels_arange_mod", "TTL529", "IndexError", "is out of bounds", """
+        feats = torch.randn(32, 16)
+        labels = torch.arange(32) % 18
+        model = nn.Linear(16, 12)
+        for x, y in DataLoader(TensorDataset(feats, labels), batch_size=8, shuffle=True):
+            loss = F.cross_entropy(model(x), y)  # <-
+        """, """
+        feats = torch.randn(32, 16)
+        labels = torch.arange(32) % 18
+        model = nn.Linear(16, 18)
+        for x, y in DataLoader(TensorDataset(feats, labels), batch_size=8, shuffle=True):
+            loss = F.cross_entropy(model(x), y)
+        """),
+    Case("loader_enumerated_moved_to_device", "TTL529", "IndexError", "is out of bounds", """
+        def make_loader(n_classes, n=24):
+            ids = torch.arange(n) % n_classes
+            return DataLoader(TensorDataset(torch.randn(n, 3, 8, 8), ids), batch_size=6)
+
+        model = nn.Sequential(nn.Flatten(), nn.Linear(192, 16))
+        criterion = nn.CrossEntropyLoss()
+        for epoch in range(2):
+            for step, (images, targets) in enumerate(make_loader(24)):
+                targets = targets.to("cpu")
+                loss = criterion(model(images), targets)  # <-
+        """, """
+        def make_loader(n_classes, n=24):
+            ids = torch.arange(n) % n_classes
+            return DataLoader(TensorDataset(torch.randn(n, 3, 8, 8), ids), batch_size=6)
+
+        model = nn.Sequential(nn.Flatten(), nn.Linear(192, 24))
+        criterion = nn.CrossEntropyLoss()
+        for epoch in range(2):
+            for step, (images, targets) in enumerate(make_loader(24)):
+                targets = targets.to("cpu")
+                loss = criterion(model(images), targets)
+        """),
+    Case("loader_numpy_arange", "TTL529", "IndexError", "is out of bounds", """
+        y = torch.from_numpy(np.arange(12) % 4)
+        model = nn.Linear(5, 3)
+        for xb, yb in DataLoader(TensorDataset(torch.randn(12, 5), y), batch_size=5):
+            loss = nn.CrossEntropyLoss()(model(xb), yb)  # <-
+        """, """
+        y = torch.from_numpy(np.arange(12) % 4)
+        model = nn.Linear(5, 4)
+        for xb, yb in DataLoader(TensorDataset(torch.randn(12, 5), y), batch_size=5):
+            loss = nn.CrossEntropyLoss()(model(xb), yb)
+        """),
+    Case("literal_labels", "TTL529", "IndexError", "Target 5 is out of bounds", """
+        logits = torch.randn(3, 5)
+        labels = torch.tensor([0, 5, 2])
+        loss = F.cross_entropy(logits, labels)  # <-
+        """, """
+        logits = torch.randn(3, 5)
+        labels = torch.tensor([0, 4, 2])
+        loss = F.cross_entropy(logits, labels)
+        """),
+    Case("list_range_nll", "TTL529", "IndexError", "is out of bounds", """
+        labels = torch.tensor(list(range(10)))
+        logp = F.log_softmax(torch.randn(10, 8), dim=1)
+        loss = F.nll_loss(logp, labels)  # <-
+        """, """
+        labels = torch.tensor(list(range(10)))
+        logp = F.log_softmax(torch.randn(10, 10), dim=1)
+        loss = F.nll_loss(logp, labels)
+        """),
+    Case("comprehension_labels_nll_module", "TTL529", "IndexError", "Target 6 is out of bounds", """
+        labels = torch.tensor([i % 7 for i in range(20)])
+        logp = torch.log_softmax(torch.randn(20, 6), dim=1)
+        loss = nn.NLLLoss()(logp, labels)  # <-
+        """, """
+        labels = torch.tensor([i % 7 for i in range(20)])
+        logp = torch.log_softmax(torch.randn(20, 7), dim=1)
+        loss = nn.NLLLoss()(logp, labels)
+        """),
+    Case("full_labels", "TTL529", "IndexError", "Target 5 is out of bounds", """
+        labels = torch.full((8,), 5)
+        loss = F.cross_entropy(torch.randn(8, 5), labels)  # <-
+        """, """
+        labels = torch.full((8,), 4)
+        loss = F.cross_entropy(torch.randn(8, 5), labels)
+        """),
+    Case("negative_label_not_ignored", "TTL529", "IndexError", "Target -1 is out of bounds", """
+        labels = torch.tensor([0, -1, 2])
+        loss = F.cross_entropy(torch.randn(3, 4), labels)  # <-
+        """, """
+        labels = torch.tensor([0, -1, 2])
+        loss = F.cross_entropy(torch.randn(3, 4), labels, ignore_index=-1)
+        """),
+    Case("segmentation_mask_class", "TTL529", "IndexError", "Target 3 is out of bounds", """
+        masks = torch.full((2, 4, 4), 3)
+        loss = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), masks)  # <-
+        """, """
+        masks = torch.full((2, 4, 4), 2)
+        loss = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), masks)
+        """),
 ]
 
 #: Programs that run in torch and get no finding of these rules.
@@ -147,6 +243,63 @@ SILENT: Dict[str, str] = {
         logits = torch.randn(4 * 10, 6)
         labels = torch.zeros(4, 10, dtype=torch.long)
         loss = F.cross_entropy(logits, labels.reshape(-1))
+        """,
+    # the loop stops after the first batch, whose labels all fit
+    "loop_breaks_after_first_batch": """
+        labels = torch.arange(32) % 18
+        model = nn.Linear(16, 12)
+        for x, y in DataLoader(TensorDataset(torch.randn(32, 16), labels), batch_size=8):
+            loss = F.cross_entropy(model(x), y)
+            break
+        """,
+    # a subset of the dataset: which labels it keeps is not followed
+    "filtered_dataset": """
+        labels = torch.arange(32) % 18
+        ds = torch.utils.data.Subset(TensorDataset(torch.randn(32, 16), labels), list(range(12)))
+        model = nn.Linear(16, 12)
+        for x, y in DataLoader(ds, batch_size=4):
+            loss = F.cross_entropy(model(x), y)
+        """,
+    # the loop remaps the labels before the loss
+    "labels_remapped_in_loop": """
+        labels = torch.arange(32) % 18
+        model = nn.Linear(16, 12)
+        for x, y in DataLoader(TensorDataset(torch.randn(32, 16), labels), batch_size=8):
+            y = y % 12
+            loss = F.cross_entropy(model(x), y)
+        """,
+    # the last, partial batch (the only one with labels 16..19) is dropped
+    "drop_last_drops_the_large_labels": """
+        labels = torch.arange(20)
+        model = nn.Linear(4, 16)
+        for x, y in DataLoader(TensorDataset(torch.randn(20, 4), labels), batch_size=8, drop_last=True):
+            loss = F.cross_entropy(model(x), y)
+        """,
+    # ignore_index equal to the one label out of range
+    "ignored_label": """
+        labels = torch.tensor([0, 7, 2, 3])
+        loss = nn.CrossEntropyLoss(ignore_index=7)(torch.randn(4, 6), labels)
+        """,
+    # the labels are clamped in place before the loss
+    "labels_clamped_in_place": """
+        labels = torch.arange(10)
+        labels.clamp_(max=4)
+        loss = F.cross_entropy(torch.randn(10, 5), labels)
+        """,
+    # a handler catches the failure
+    "loss_in_try": """
+        labels = torch.tensor([0, 5, 2])
+        try:
+            loss = F.cross_entropy(torch.randn(3, 5), labels)
+        except IndexError:
+            loss = None
+        """,
+    # random labels within the classes: only bounds are known, never a value
+    "random_labels": """
+        labels = torch.randint(0, 12, (32,))
+        model = nn.Linear(16, 12)
+        for x, y in DataLoader(TensorDataset(torch.randn(32, 16), labels), batch_size=8):
+            loss = F.cross_entropy(model(x), y)
         """,
 }
 
@@ -183,3 +336,11 @@ def test_every_case_is_true_in_torch() -> None:
             assert quotes_what_torch_raised(message, outcome), (case.name, message, outcome)
     for name in SILENT:
         assert results[f"silent:{name}"] == "", (name, results[f"silent:{name}"])
+
+
+def test_message_names_the_labels_origin_and_the_values_out_of_range() -> None:
+    case = next(c for c in CASES if c.name == "loader_labels_arange_mod")
+    message = next(f.message for f in _findings(case.bad) if f.code == "TTL529")
+    assert "12 classes" in message and "class 12..17" in message, message
+    assert "every value of 0..17" in message and "torch.arange(32) % 18" in message, message
+    assert "in each pass" in message, message
