@@ -178,6 +178,11 @@ FUNCTIONS = [
     ("", "np.sort(i32)"), ("", "np.sort(f32, axis=0)"), ("", "np.sort(cube, axis=None)"), ("", "np.sort(u8, -1)"),
     ("", "np.argsort(f32)"), ("", "np.argsort(i32, axis=None)"), ("", "np.argsort(cube, kind='stable')"),
     ("", "np.flip(cube)"), ("", "np.flip(f32, 1)"), ("", "np.sort(rng.integers(0, 5, 4)).astype(np.int32)"),
+    # np.fft: complex128 for float64 and integer input on every NumPy (float32: version-dependent)
+    ("", "np.fft.rfft(f64)"), ("", "np.fft.rfft(f64, axis=0)"), ("", "np.fft.rfft(i64, n=8)"),
+    ("", "np.fft.fft(f64, axis=0)"), ("", "np.fft.ifft(c128)"), ("", "np.fft.irfft(c128)"),
+    ("", "np.fft.irfft(np.fft.rfft(f64), n=3)"), ("", "np.abs(np.fft.rfft(v))"),
+    ("", "np.fft.rfft(f32)", LOOSE), ("", "np.fft.fft(f16, n=6)", LOOSE),
     # joining: literal lists, and lists of unknown length with a known element (whose
     # length along the joined axis is unknown)
     ("", "np.stack([f32, f32])"), ("", "np.stack([v, v], axis=1)"), ("", "np.stack((i32, i64), axis=-1)"),

@@ -15,6 +15,7 @@ from ..model.values import (
 )
 from . import dtypes as D
 from . import numpy_elementwise as E
+from . import numpy_fft as FFT
 from . import numpy_products as P
 from . import numpy_reductions as R
 from . import numpy_shaping as SH
@@ -158,6 +159,8 @@ def _inner_array(data: Value) -> Optional[ArrayValue]:
 
 def _computed(name: str, args: CallArgs, node: Any) -> Value:
     """numpy functions that compute from arrays, each family in its own module."""
+    if name.startswith("fft.") and name[4:] in FFT.TRANSFORMS:
+        return FFT.transform(name[4:], args, node)
     if name in R.REDUCTIONS:
         return R.reduce_function(name, args, node)
     if name in ("maximum", "minimum", "fmax", "fmin") and len(args.pos) == 2 and not args.kw and not args.has_star:
