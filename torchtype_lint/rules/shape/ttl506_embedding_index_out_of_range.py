@@ -5,10 +5,11 @@ from typing import Any, List, Optional, Tuple
 
 import libcst as cst
 
-from ...model.values import Origin, TensorValue, Value
+from ...model.values import Origin, TensorValue, Value, is_integral
 from ..base import Rule, RuntimeClaim, register
 from .call_matchers import _module_call
 from .known import _known
+from .label_values import label_values
 from .messages import _subject, layer_label
 from ..context import RuleContext
 
@@ -69,7 +70,9 @@ class EmbeddingIndexOutOfRange(Rule):
     """
     ## What it does
     Flags an `nn.Embedding(num_embeddings, dim)` called with literal indices (built with
-    `torch.tensor([...])`) of which one is negative or not smaller than `num_embeddings`.
+    `torch.tensor([...])`) of which one is negative or not smaller than `num_embeddings`, or
+    with indices the code spells out otherwise (`torch.arange(n)`, `ids % k`, a name bound
+    to them), every value of which is certainly among them.
 
     ## Why is this bad?
     An embedding is a table lookup; a row that does not exist fails with `IndexError:
@@ -111,7 +114,13 @@ class EmbeddingIndexOutOfRange(Rule):
             return
         literal = literal_indices(x, x_node, ctx)
         if literal is None:
-            return
+            # indices the code spells out otherwise (torch.arange(n), a name bound to them,
+            # `ids % k`...): every value of them certainly present (label_values.py)
+            spelled = label_values(x_node, ctx) if x_node is not None and isinstance(x, TensorValue) \
+                and x.dtypes and all(is_integral(d, include_bool=False) for d in x.dtypes) else None
+            if spelled is None:
+                return
+            literal = sorted(spelled.values), spelled.node
         ints, ctor = literal
         bad = [i for i in ints if i < 0 or i >= size]
         if not bad:
