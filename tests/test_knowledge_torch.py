@@ -432,6 +432,21 @@ MODULES = [
     ("@torch.autocast('cpu', dtype=torch.bfloat16)\ndef f(t):\n    return t + 1", "f(x)"),
     ("m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Softmax(dim=-1))\n"
      "@torch.autocast('cpu', dtype=torch.bfloat16)\ndef f(t):\n    return m(t)", "f(x)", LOOSE),
+    # losses with reduction="none": one value per element (broadcast), per sample for the class losses
+    ("", "torch.nn.functional.mse_loss(torch.randn(8, 1), torch.randn(8), reduction='none')"),
+    ("", "torch.nn.functional.l1_loss(x, v, reduction='none')"),
+    ("", "torch.nn.functional.smooth_l1_loss(x, x, reduction='none')"),
+    ("", "torch.nn.functional.kl_div(x.log_softmax(1), x.softmax(1), reduction='none')"),
+    ("", "torch.nn.functional.binary_cross_entropy_with_logits(x, x.sigmoid(), reduction='none')"),
+    ("", "torch.nn.functional.binary_cross_entropy_with_logits(x, x.sigmoid(), pos_weight=v, reduction='none')"),
+    ("", "torch.nn.functional.binary_cross_entropy(x.sigmoid(), x.sigmoid(), reduction='none')"),
+    ("", "torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]), reduction='none')"),
+    ("", "torch.nn.functional.nll_loss(y4[:, :, 0], torch.zeros(2, 5, dtype=torch.long), reduction='none')"),
+    ("", "torch.nn.functional.cross_entropy(v, torch.tensor(1), reduction='none')"),
+    ("", "torch.nn.MSELoss(reduction='none')(torch.randn(8, 1), torch.randn(8))"),
+    ("", "torch.nn.CrossEntropyLoss(reduction='none')(torch.randn(8, 5, 3), torch.randint(0, 5, (8, 3)))"),
+    ("", "torch.nn.HuberLoss(reduction='none')(x, x[:1])"),
+    ("", "torch.nn.BCEWithLogitsLoss(reduction='none')(x, x.sigmoid())", LOOSE),
     # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
     ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",

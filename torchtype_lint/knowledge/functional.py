@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .loss_shapes import unreduced_shape
 from ..model.values import (
     CallArgs,
     INT64, TOP, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
@@ -70,6 +71,9 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             reduction = args.kw.get("reduction")
             shape = () if not isinstance(reduction, StringValue) or reduction.const in (
                 "mean", "sum", "batchmean") else None
+            if isinstance(reduction, StringValue) and reduction.const == "none" and not args.has_star:
+                weights = [args.kw[k] for k in ("weight", "pos_weight") if k in args.kw]
+                shape = unreduced_shape(name, x, args.get(1, "target"), weights)
             dtypes = loss_dtypes(name, x, args.get(1, "target"), env)
             return TensorValue(dtypes, shape, Origin(node, f"F.{name}"), x.device)
         return TOP

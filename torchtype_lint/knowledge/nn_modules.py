@@ -12,6 +12,7 @@ from ..model.values import (
 )
 from . import shapes as S
 from .layouts import layer_result
+from .loss_shapes import SAME_SIZE as SAME_SIZE_LOSSES, unreduced_shape
 from .torch_api import LOSS_FUNCTIONALS, Env, dtype_of_arg, loss_dtypes
 
 #: Positional parameter names of the modules whose contracts the engine knows.
@@ -162,7 +163,9 @@ def construct(name: str, args: CallArgs, node: Any) -> Value:
                     "bidirectional", "dim", "ceil_mode", "proj_size", "return_indices",
                     "output_padding"):
             if key in args.kw:
-                config[key] = _const(args.kw[key])
+                given = args.kw[key]
+                # reduction="none" is a string: kept, the loss's shape depends on it
+                config[key] = given.const if key == "reduction" and isinstance(given, StringValue) else _const(given)
     dtype = FLOAT32
     if "dtype" in args.kw:
         d = dtype_of_arg(args.kw["dtype"])
@@ -370,6 +373,9 @@ def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
         reduction = module.config.get("reduction", "mean")
         shape = () if reduction in ("mean", "sum") else None
         functional = LOSS_FUNCTIONALS.get(name)
+        if reduction == "none" and functional is not None and functional not in SAME_SIZE_LOSSES \
+                and not args.has_star:  # a BCE layer's weight / pos_weight (not recorded) may widen it
+            shape = unreduced_shape(functional, x, args.get(1, "target"))
         dtypes = loss_dtypes(functional, x, args.get(1, "target"), Env(FLOAT32)) if functional else None
         return TensorValue(dtypes, shape, origin, x.device)
     if name in ("LSTM", "GRU", "RNN"):
