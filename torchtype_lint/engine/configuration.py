@@ -340,7 +340,8 @@ def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
         result = (a == b) if op == "==" else (a != b)
     elif op in _ORDERINGS:
         a, b = _constant(left), _constant(right)
-        if a is _UNKNOWN or b is _UNKNOWN or a is None or b is None or isinstance(a, str) != isinstance(b, str):
+        if a is _UNKNOWN or b is _UNKNOWN or a is None or b is None or isinstance(a, str) != isinstance(b, str) \
+                or isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
             return None
         result = _ORDERINGS[op](a, b)  # `if max_pos > self.weights.size(0):` of known sizes
     elif op in ("in", "not in") and isinstance(right, SequenceValue) and right.items is not None \
@@ -373,4 +374,11 @@ def _constant(value: Value) -> Any:
     # floats compare with rounding surprises: only exact kinds are folded
     if isinstance(value, ScalarValue) and value.pytype in ("int", "bool") and value.const is not None:
         return value.const
+    if isinstance(value, SequenceValue) and value.container in ("tuple", "list") and value.items is not None:
+        # `x.shape == y.shape`, `out.size() == (8, 8)` of known sizes: compared as Python compares
+        # them (a torch.Size is a tuple, never equal to a list)
+        items = [_constant(item) for item in value.items]
+        if any(item is _UNKNOWN for item in items):
+            return _UNKNOWN
+        return tuple(items) if value.container == "tuple" else items
     return _UNKNOWN
