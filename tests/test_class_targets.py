@@ -216,6 +216,68 @@ CASES = [
         masks = torch.full((2, 4, 4), 2)
         loss = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), masks)
         """),
+    Case("dataset_class_labels", "TTL529", "IndexError", "is out of bounds", """
+        class Pairs(Dataset):
+            def __init__(self, n, n_classes):
+                self.x = torch.randn(n, 4)
+                self.y = torch.arange(n) % n_classes
+
+            def __len__(self):
+                return len(self.y)
+
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+
+        model = nn.Linear(4, 5)
+        for xb, yb in DataLoader(Pairs(20, 7), batch_size=6, shuffle=True):
+            loss = F.cross_entropy(model(xb), yb)  # <-
+        """, """
+        class Pairs(Dataset):
+            def __init__(self, n, n_classes):
+                self.x = torch.randn(n, 4)
+                self.y = torch.arange(n) % n_classes
+
+            def __len__(self):
+                return len(self.y)
+
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+
+        model = nn.Linear(4, 7)
+        for xb, yb in DataLoader(Pairs(20, 7), batch_size=6, shuffle=True):
+            loss = F.cross_entropy(model(xb), yb)
+        """),
+    Case("dataset_class_given_labels", "TTL529", "IndexError", "Target 5 is out of bounds", """
+        class Given(Dataset):
+            def __init__(self, feats, labels):
+                self.feats = feats
+                self.labels = labels
+
+            def __len__(self):
+                return len(self.labels)
+
+            def __getitem__(self, idx):
+                return self.feats[idx], torch.as_tensor(self.labels[idx], dtype=torch.long)
+
+        model = nn.Linear(4, 5)
+        for xb, yb in DataLoader(Given(torch.randn(10, 4), np.arange(10) % 6), batch_size=4):
+            loss = F.cross_entropy(model(xb), yb)  # <-
+        """, """
+        class Given(Dataset):
+            def __init__(self, feats, labels):
+                self.feats = feats
+                self.labels = labels
+
+            def __len__(self):
+                return len(self.labels)
+
+            def __getitem__(self, idx):
+                return self.feats[idx], torch.as_tensor(self.labels[idx], dtype=torch.long)
+
+        model = nn.Linear(4, 6)
+        for xb, yb in DataLoader(Given(torch.randn(10, 4), np.arange(10) % 6), batch_size=4):
+            loss = F.cross_entropy(model(xb), yb)
+        """),
     # --- TTL506 with the same value facts: embedding rows ---------------------------------------
     Case("embedding_positions_arange", "TTL506", "IndexError", "index out of range in self", """
         positions = nn.Embedding(16, 8)
@@ -311,6 +373,23 @@ SILENT: Dict[str, str] = {
             loss = F.cross_entropy(torch.randn(3, 5), labels)
         except IndexError:
             loss = None
+        """,
+    # a dataset whose __len__ serves only the first rows (labels 0..4 of 0..6)
+    "dataset_serving_fewer_rows": """
+        class Pairs(Dataset):
+            def __init__(self, n, n_classes):
+                self.x = torch.randn(n, 4)
+                self.y = torch.arange(n) % n_classes
+
+            def __len__(self):
+                return 5
+
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+
+        model = nn.Linear(4, 5)
+        for xb, yb in DataLoader(Pairs(20, 7), batch_size=2):
+            loss = F.cross_entropy(model(xb), yb)
         """,
     # random token ids within the table
     "random_token_ids": """

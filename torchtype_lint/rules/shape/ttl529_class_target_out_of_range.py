@@ -8,7 +8,7 @@ import libcst as cst
 
 from ...knowledge.ops import FUNCTION
 from ...knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue
-from ...model.values import ModuleValue, Origin, TensorValue, Value, describe_shape, is_integral
+from ...model.values import ArrayValue, InstanceValue, ModuleValue, Origin, TensorValue, Value, describe_shape, is_integral
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..dtype.losses import loss_call, loss_ops
@@ -38,8 +38,10 @@ class ClassTargetOutOfRange(Rule):
     by the code, not drawn from data: labels built with `torch.arange(n) % k`,
     `torch.tensor([...])`, `list(range(k))`, `[i % k for i in range(n)]`, `np.arange`,
     `torch.full(..., k)`, reaching the loss whole, or batch by batch through a
-    `TensorDataset` and a `DataLoader` whose every batch the loop hands to the loss (no
-    `break`, no sampler, `drop_last` off: every label meets the loss in each pass). Random
+    `TensorDataset` (or a dataset class whose `__getitem__(self, i)` returns
+    `self.labels[i]` for every row of `self.labels`) and a `DataLoader` whose every batch
+    the loop hands to the loss (no `break`, no sampler, `drop_last` off: every label meets
+    the loss in each pass). Random
     labels (`torch.randint`) have bounds but no certain value: never flagged.
 
     ## Why is this bad?
@@ -115,7 +117,7 @@ class ClassTargetOutOfRange(Rule):
             position = _batch_name(target_node, positions, loop.body, call_node)
             if position is None:
                 continue
-            column = _dataset_column(dataset, position, ctx)
+            column = _dataset_column(dataset, loader, position, ctx)
             if column is None:
                 continue
             classes = _classes(call.arg("input"), call.arg("target"), whole=False)
@@ -244,9 +246,10 @@ def _batch_positions(target: Any, enumerated: bool) -> Dict[str, int]:
     return out
 
 
-def _every_item_dataset(loader: DataLoaderValue, ctx: RuleContext) -> Optional[cst.Call]:
-    """The ``TensorDataset(...)`` call of a loader that yields each of its items once per pass
-    (no sampler, no collate_fn, no drop_last, not a subset)."""
+def _every_item_dataset(loader: DataLoaderValue, ctx: RuleContext) -> Optional[Value]:
+    """The dataset of a loader that yields each of its items once per pass (no sampler, no
+    collate_fn, no drop_last, not a subset): a ``TensorDataset`` or an instance of the file's
+    own dataset class."""
     made = loader.origin.node if loader.origin is not None else None
     if not isinstance(made, cst.Call) or any(a.star for a in made.args):
         return None
@@ -261,23 +264,174 @@ def _every_item_dataset(loader: DataLoaderValue, ctx: RuleContext) -> Optional[c
             if key == "drop_last" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
                 return None
     dataset = ctx.joined_value(positional[0].value)
-    if not isinstance(dataset, TensorDatasetValue) or dataset.origin is None:
-        return None
-    built = dataset.origin.node
-    if not isinstance(built, cst.Call) or any(a.star or a.keyword is not None for a in built.args):
-        return None
-    return built
+    if isinstance(dataset, TensorDatasetValue) and dataset.origin is not None:
+        return dataset
+    if isinstance(dataset, InstanceValue) and isinstance(getattr(dataset.cls, "node", None), cst.ClassDef) \
+            and loader.last_batch is not None and loader.last_batch.dataset_size is not None:
+        return dataset
+    return None
 
 
-def _dataset_column(built: cst.Call, position: int, ctx: RuleContext) -> Optional[Any]:
-    """The expression of the dataset's ``position``-th tensor, when it is a column of labels (1-D)."""
-    if position >= len(built.args):
+def _dataset_column(dataset: Value, loader: DataLoaderValue, position: int, ctx: RuleContext) -> Optional[Any]:
+    """The expression whose values are the labels at ``position`` of the dataset's items, each
+    item once per pass; None when not known."""
+    if isinstance(dataset, TensorDatasetValue):
+        built = dataset.origin.node if dataset.origin is not None else None
+        if not isinstance(built, cst.Call) or any(a.star or a.keyword is not None for a in built.args):
+            return None
+        if position >= len(built.args):
+            return None
+        node = built.args[position].value
+        value = ctx.joined_value(node)
+        if not isinstance(value, TensorValue) or value.shape is None or len(value.shape) != 1:
+            return None
+        return node
+    if isinstance(dataset, InstanceValue) and loader.last_batch is not None:
+        return _item_labels(dataset, loader.last_batch.dataset_size, position, ctx)
+    return None
+
+
+def _methods(cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+    out: Dict[str, cst.FunctionDef] = {}
+    for statement in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+        if isinstance(statement, cst.FunctionDef):
+            if statement.name.value in out:
+                return {}
+            out[statement.name.value] = statement
+    return out
+
+
+def _plain_body(function: cst.FunctionDef) -> List[Any]:
+    """The function's statements, a docstring left out."""
+    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 \
+            and isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        body = body[1:]
+    return body
+
+
+def _params(function: cst.FunctionDef) -> List[str]:
+    return [p.name.value for p in function.params.params]
+
+
+def _item_labels(dataset: InstanceValue, size: Optional[int], position: int, ctx: RuleContext) -> Optional[Any]:
+    """A dataset class whose ``__getitem__(self, i)`` is ``return (..., self.labels[i], ...)``
+    (perhaps through ``torch.tensor``/``torch.as_tensor``/``.long()``), ``self.labels`` bound once,
+    in ``__init__``, to a 1-D tensor or array of as many rows as the loader's dataset has items
+    (every row is an item of each pass): the expression the labels come from."""
+    cls = dataset.cls.node
+    methods = _methods(cls)
+    getitem, init = methods.get("__getitem__"), methods.get("__init__")
+    if getitem is None or init is None or len(_params(getitem)) != 2 \
+            or isinstance(getitem.params.star_arg, cst.Param) or getitem.params.star_kwarg is not None:
         return None
-    node = built.args[position].value
-    value = ctx.joined_value(node)
-    if not isinstance(value, TensorValue) or value.shape is None or len(value.shape) != 1:
+    body = _plain_body(getitem)
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1 \
+            or not isinstance(body[0].body[0], cst.Return):
         return None
+    returned = body[0].body[0].value
+    if not isinstance(returned, cst.Tuple) or position >= len(returned.elements) \
+            or any(isinstance(e, cst.StarredElement) for e in returned.elements):
+        return None
+    self_name, index_name = _params(getitem)
+    element = returned.elements[position].value
+    element = _unwrapped(element, ctx)
+    if not (isinstance(element, cst.Subscript) and len(element.slice) == 1
+            and isinstance(element.slice[0].slice, cst.Index)
+            and isinstance(element.slice[0].slice.value, cst.Name) and element.slice[0].slice.value.value == index_name
+            and isinstance(element.value, cst.Attribute) and isinstance(element.value.value, cst.Name)
+            and element.value.value.value == self_name):
+        return None
+    attr = element.value.attr.value
+    rows = dataset.attrs.get(attr)
+    if not isinstance(rows, (TensorValue, ArrayValue)) or rows.shape is None or len(rows.shape) != 1 \
+            or not _known(rows.shape[0]) or rows.shape[0] != size:
+        return None
+    bound = _attribute_binding(ctx, cls, init, attr)
+    if bound is None:
+        return None
+    init_params = _params(init)
+    if isinstance(bound, cst.Name) and bound.value in init_params[1:] \
+            and label_values_binding_free(init, bound.value):
+        made = dataset.origin.node if dataset.origin is not None else None
+        return _argument(made, init_params[1:], bound.value)
+    return bound
+
+
+def label_values_binding_free(function: cst.FunctionDef, name: str) -> bool:
+    """``name`` (a parameter) is never rebound in the function."""
+    for node in _walk(function.body):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)) \
+                and _binds(node.target, name):
+            return False
+    return True
+
+
+def _argument(call: Any, params: List[str], name: str) -> Optional[Any]:
+    """The argument ``call`` passes for parameter ``name`` (none from a default)."""
+    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+        return None
+    index = params.index(name)
+    for i, arg in enumerate(a for a in call.args if a.keyword is None):
+        if i == index:
+            return arg.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def _unwrapped(node: Any, ctx: RuleContext) -> Any:
+    """``torch.tensor(e)``, ``torch.as_tensor(e, dtype=...)``, ``e.long()``...: ``e``."""
+    while isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _MOVES and not node.args:
+            node = func.value
+            continue
+        callee = ctx.callee(node)
+        positional = [a for a in node.args if a.keyword is None]
+        if callee is not None and callee.kind == "symbol" and callee.name in (
+                "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor") \
+                and len(positional) == 1 and not any(a.star for a in node.args) \
+                and all(a.keyword is None or a.keyword.value in ("dtype", "device") for a in node.args):
+            node = positional[0].value
+            continue
+        return node
     return node
+
+
+def _attribute_binding(ctx: RuleContext, cls: cst.ClassDef, init: cst.FunctionDef, attr: str) -> Optional[Any]:
+    """The expression of the one ``self.<attr> = expr`` at the top level of ``__init__``, when
+    nothing else in the file assigns ``.<attr>`` or changes it in place."""
+    found = None
+    for node in _walk(ctx.module):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            target = node.target
+            if isinstance(target, (cst.Tuple, cst.List)):
+                if any(isinstance(e.value, cst.Attribute) and e.value.attr.value == attr for e in target.elements):
+                    return None
+            base = target
+            while isinstance(base, cst.Subscript):
+                base = base.value
+            if isinstance(base, cst.Attribute) and base.attr.value == attr:
+                if base is not target or not isinstance(node, cst.AssignTarget) or found is not None:
+                    return None
+                found = node
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and isinstance(node.func.value, cst.Attribute) and node.func.value.attr.value == attr \
+                and node.func.attr.value.endswith("_") and not node.func.attr.value.endswith("__"):
+            return None
+    if found is None:
+        return None
+    self_name = _params(init)[0] if _params(init) else None
+    for statement in _plain_body(init):
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1 \
+                and statement.body[0].targets[0] is found:
+            target = found.target
+            if isinstance(target.value, cst.Name) and target.value.value == self_name:
+                return statement.body[0].value
+    return None
 
 
 def _statements(body: Any) -> Iterator[Any]:
