@@ -61,6 +61,10 @@ SNIPPETS = {
     "squeeze_all": ("y = torch.randn(3, 1, 4, 1).transpose(0, 2).squeeze()", True),
     "expand": ("y = torch.randn(6, 1).expand(6, 4)", True),
     "contiguous": ("y = torch.randn(4, 6).t().contiguous()", True),
+    # contiguous already: the tensor itself, its size-1 dim's stride kept
+    "contiguous_of_contiguous_column": ("y = torch.randn(5, 4).t()[:, :1].contiguous()", True),
+    "contiguous_of_unknown_column": ("y = torch.from_numpy(np.arange(8.0)[:, None]).contiguous()", True),
+    "contiguous_of_unknown_matrix": ("y = torch.from_numpy(np.ones((3, 4)).T).contiguous()", True),
     "clone_dense": ("y = torch.randn(4, 6).t().clone()", True),
     "clone_slice": ("y = torch.randn(4, 6)[:, :3].clone()", True),
     "double_of_transposed": ("y = torch.randn(4, 6).t().double()", True),

@@ -442,8 +442,10 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
     out_shape = result.shape if isinstance(result, TensorValue) else None
     if args.has_star:
         return _unknown(result)
-    if name in FRESH_METHODS or name == "contiguous" and not args.pos and not args.kw:
+    if name in FRESH_METHODS:
         return _fresh(result)
+    if name == "contiguous" and not args.pos and not args.kw:
+        return _contiguous(recv, strides, result)
     if name == "topk" and isinstance(getattr(result, "items", None), tuple):
         return replace(result, items=tuple(_fresh(item) for item in result.items))  # type: ignore[arg-type]
     if name == "repeat":
@@ -504,6 +506,21 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
     if name in BINARY and len(args.pos) == 1 and not args.kw:
         return elementwise_result(result, [recv, args.pos[0]], node)
     return _unknown(result)
+
+
+def _contiguous(recv: TensorValue, strides: Optional[Strides], result: Value) -> Value:
+    """``x.contiguous()``: ``x`` itself when it is contiguous already (its size-1 dims keep
+    whatever strides they had), else a row-major copy. Of a tensor of unknown layout: row-major
+    but for the size-1 dims' strides, unknown."""
+    if not isinstance(result, TensorValue) or not known_shape(result.shape):
+        return _unknown(result)
+    shape = result.shape
+    if strides is not None and len(strides) == len(shape):  # type: ignore[arg-type]
+        if is_contiguous(shape, strides):  # type: ignore[arg-type]
+            return with_layout(result, strides, made_by(recv))
+        return _fresh(result)
+    row_major = contiguous(shape)  # type: ignore[arg-type]
+    return with_layout(result, tuple(None if size == 1 else s for size, s in zip(shape, row_major)))  # type: ignore
 
 
 def _copied(recv: TensorValue, name: str, args: Any, result: Value, node: Any) -> Value:
