@@ -176,6 +176,11 @@ SNIPPETS = {
     "conv1d_then_transpose": ("y = nn.Conv1d(6, 3, 3)(torch.randn(4, 6, 5)).transpose(1, 2)", True),
     "flatten_function_of_permuted": ("y = torch.flatten(torch.randn(2, 3, 4).permute(2, 0, 1), 1)", True),
     "expand_then_index": ("y = torch.randn(6, 1).expand(6, 4)[1:]", True),
+    "movedim": ("y = torch.randn(2, 3, 4, 5).movedim(1, -1)", True),
+    "movedim_pairs": ("y = torch.randn(2, 3, 4, 5).transpose(0, 2).movedim((0, 3), (2, 0))", True),
+    "moveaxis_function": ("y = torch.moveaxis(torch.randn(2, 3, 4), 2, 0)", True),
+    "unflatten_of_transposed": ("y = torch.randn(6, 8).t().unflatten(0, (2, 4))", True),
+    "unflatten_function": ("y = torch.unflatten(torch.randn(6, 8)[:, 2:6], 1, (2, 2))", True),
     # a conversion copies a column of unknown layout: its long dim moves by one element (the
     # size-1 dim's stride is whatever the input's was: not known)
     "float_of_numpy_column": ("y = torch.from_numpy(np.random.rand(200, 1)).float()", True),

@@ -7,10 +7,10 @@ Every rule here was measured in torch (tests/test_layouts.py runs each against t
 
 - fresh results are row-major (``torch.zeros``, ``torch.randn``, a matrix product, ``nn.Linear``,
   ``topk``'s values and indices, ``.contiguous()``);
-- ``t``/``transpose``/``permute``/``.T``/``.mT`` permute the strides; ``x[a:b:c, i]`` keeps them
-  (multiplied by the step, the indexed dim dropped); ``unsqueeze``/``squeeze``/``expand`` insert,
-  drop or zero them; ``view`` lays the new shape over them (``computeStride``), ``reshape`` too
-  where it can, else copies row-major;
+- ``t``/``transpose``/``permute``/``movedim``/``.T``/``.mT`` permute the strides; ``x[a:b:c, i]``
+  keeps them (multiplied by the step, the indexed dim dropped); ``unsqueeze``/``squeeze``/``expand``
+  insert, drop or zero them; ``view`` (and ``unflatten``) lays the new shape over them
+  (``computeStride``), ``reshape`` too where it can, else copies row-major;
 - elementwise operations (``a + b``, ``a.eq(b)``, ``torch.relu(x)``, ``nn.ReLU``) allocate their
   result by TensorIterator's rule: the dims sorted by the inputs' strides (the first input that
   orders a pair decides; broadcast dims decide nothing), then dense in that order;
@@ -385,6 +385,29 @@ def _order(name: str, rank: int, dims: Sequence[Value]) -> Optional[List[int]]:
     return order
 
 
+def _moved(rank: int, args: Any) -> Optional[List[int]]:
+    """The dim order of ``movedim(source, destination)`` (ints or sequences of ints): each
+    source dim goes to its destination, the others keep their order in the places left."""
+    if args.has_star or len(args.pos) + len(args.kw) != 2:
+        return None
+    ends = []
+    for index, key in ((0, "source"), (1, "destination")):
+        value = args.get(index, key)
+        items = getattr(value, "items", None)
+        dims = [_int(v) for v in items] if isinstance(items, tuple) else [_int(value)]
+        if any(d is None or not -rank <= d < rank for d in dims):
+            return None
+        ends.append([d % rank for d in dims])  # type: ignore[operator]
+    source, destination = ends
+    if len(source) != len(destination) or len(set(source)) != len(source) or len(set(destination)) != len(source):
+        return None
+    order: List[Optional[int]] = [None] * rank
+    for s, d in zip(source, destination):
+        order[d] = s
+    rest = iter(d for d in range(rank) if d not in source)
+    return [next(rest) if d is None else d for d in order]
+
+
 def _operand(value: Value) -> Any:
     """(shape, strides) of a tensor operand with a known layout; ``()`` for a number (no
     operand of TensorIterator's ordering); None when unknown."""
@@ -461,7 +484,14 @@ def method_result(recv: TensorValue, name: str, args: Any, result: Value, node: 
         if order is None or tuple(shape[d] for d in order) != tuple(out_shape):  # type: ignore[index,arg-type]
             return _unknown(result)
         return with_layout(result, permuted(strides, order), node)
+    if name in ("movedim", "moveaxis"):
+        order = _moved(len(shape), args)  # type: ignore[arg-type]
+        if order is None or tuple(shape[d] for d in order) != tuple(out_shape):  # type: ignore[index,arg-type]
+            return _unknown(result)
+        return with_layout(result, permuted(strides, order), node)
     kept = _source(recv, node)
+    if name == "unflatten":  # a view: one dim split in several
+        return with_layout(result, view_strides(shape, strides, out_shape), kept)  # type: ignore[arg-type]
     if name == "view" and not (args.pos and getattr(args.pos[0], "kind", None) == "dtype"):
         return with_layout(result, view_strides(shape, strides, out_shape), kept)  # type: ignore[arg-type]
     if name in ("reshape", "flatten", "view_as", "reshape_as"):
@@ -571,7 +601,7 @@ def function_result(qualname: str, args: Any, result: Value, node: Any) -> Value
         if name in BINARY and len(args.pos) == 2:
             return elementwise_result(result, [first, args.pos[1]], node)
         if name in ("t", "transpose", "swapaxes", "swapdims", "permute", "flatten", "reshape", "unsqueeze",
-                    "squeeze", "narrow", "select", "chunk", "split", "unbind"):
+                    "squeeze", "narrow", "select", "chunk", "split", "unbind", "movedim", "moveaxis", "unflatten"):
             return method_result(first, name, rest, result, node)
     return _unknown(result)
 
