@@ -128,6 +128,9 @@ LAYER_CASES = [
     ("LSTMCell", dict(input_size=10, hidden_size=6), {}, (4, 10)),
     ("BatchNorm2d", dict(num_features=3), {}, (2, 3, 4, 4)),
     ("LayerNorm", dict(normalized_shape=(4, 5)), {}, (2, 4, 5)),
+    ("TransformerEncoderLayer", dict(d_model=16, nhead=2, dim_feedforward=32, batch_first=True), {}, (8, 10, 16)),
+    ("TransformerEncoderLayer", dict(d_model=16, nhead=2, dim_feedforward=32), {}, (10, 8, 16)),
+    ("TransformerEncoderLayer", dict(d_model=16, nhead=4, dim_feedforward=32), {}, (10, 16)),
 ]
 
 

@@ -508,6 +508,13 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         return _recurrent_output_shape(cfg, shape)
     if name in ("LSTMCell", "GRUCell", "RNNCell"):  # the next state: (batch, hidden_size) or (hidden_size,)
         return recurrent_state_shape(module, shape, "h")
+    if name in ("TransformerEncoderLayer", "TransformerEncoder"):
+        # the input's shape, (S, E) or (N, S, E) / (S, N, E); a d_model other than E raises
+        d_model = cfg.get("d_model")
+        if len(shape) not in (2, 3) or (isinstance(d_model, int) and isinstance(shape[-1], int)
+                                        and d_model != shape[-1]):
+            return None
+        return shape
     rank = spatial_rank(module)
     is_conv = name.startswith("Conv") and not name.startswith("ConvTranspose")
     if rank and (is_conv or name.startswith(("MaxPool", "AvgPool"))):
