@@ -447,6 +447,9 @@ MODULES = [
     ("", "torch.nn.CrossEntropyLoss(reduction='none')(torch.randn(8, 5, 3), torch.randint(0, 5, (8, 3)))"),
     ("", "torch.nn.HuberLoss(reduction='none')(x, x[:1])"),
     ("", "torch.nn.BCEWithLogitsLoss(reduction='none')(x, x.sigmoid())", LOOSE),
+    # gather: the input's dtype in the index's shape
+    ("", "x.gather(1, torch.tensor([[0], [2]]))"), ("", "torch.gather(x64, 0, torch.zeros(1, 3, dtype=torch.long))"),
+    ("", "i.gather(1, torch.zeros(2, 5, dtype=torch.long))"),
     # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
     ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",

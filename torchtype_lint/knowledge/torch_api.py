@@ -699,7 +699,7 @@ TENSOR_OPS_ALSO_FUNCTIONS = (
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "narrow", "select",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
                      "swapaxes", "swapdims", "movedim", "moveaxis", "unflatten"}
-    | {"is_floating_point", "is_complex", "index_select"}
+    | {"is_floating_point", "is_complex", "index_select", "gather"}
 )
 
 
@@ -824,6 +824,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         return _shape_tuple(recv.shape)
     if name == "index_select" and not args.has_star:
         return _index_select(recv, args)
+    if name == "gather" and not args.has_star:
+        return _gathered(recv, args)
     if name in ("narrow", "select") and not args.has_star:
         return TensorValue(recv.dtypes, _narrowed_shape(recv.shape, name, args), recv.origin, recv.device,
                            recv.requires_grad)
@@ -873,6 +875,15 @@ def _index_select(recv: TensorValue, args: CallArgs) -> Value:
             and isinstance(index, TensorValue) and index.shape is not None and len(index.shape) <= 1:
         size = index.shape[0] if index.shape else 1
         shape = tuple(size if i == dim % len(recv.shape) else d for i, d in enumerate(recv.shape))
+    return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+
+
+def _gathered(recv: TensorValue, args: CallArgs) -> Value:
+    """``x.gather(dim, index)``: ``x``'s dtype in ``index``'s shape (torch raises unless the index
+    has ``x``'s number of dims and is no larger than ``x`` outside ``dim``)."""
+    index = args.get(1, "index")
+    shape = index.shape if isinstance(index, TensorValue) and index.shape is not None and recv.shape is not None \
+        and len(index.shape) == len(recv.shape) else None
     return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
 
 
