@@ -796,3 +796,12 @@ def replace_container(interp: "Interpreter", node: Any, old: SequenceValue, new:
         found = True
     if not found and isinstance(node, cst.Name):
         interp.bind(node.value, new)
+    outer = interp._current.get(node.value) if not found and isinstance(node, cst.Subscript) else None
+    if isinstance(outer, SequenceValue) and outer.container in ("list", "dict") and outer is not old:
+        # rows[i].append(x) changes an item of rows, which one perhaps unknown: every item that
+        # may be it may hold either (a weak update), then rows itself is rebound the same way
+        def widened(item: Value) -> Value:
+            return join(item, new) if item is old or item is outer.element else item
+        items = tuple(widened(item) for item in outer.items) if outer.items is not None else None
+        replace_container(interp, node.value, outer,
+                          SequenceValue(outer.container, widened(outer.element), items, outer.origin, outer.keys))
