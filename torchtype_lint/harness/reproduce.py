@@ -543,8 +543,37 @@ def _not_default_float(facts: Facts) -> Optional[Tuple[str, str, bool]]:
 
 
 Reproducer = Callable[[Facts], Optional[Tuple[str, str, bool]]]
+def _failing_assertion(facts: Facts) -> Optional[Tuple[str, str, bool]]:
+    """TTL531: the asserted comparison with each side rebuilt, a tensor's attribute or method read
+    on a fresh tensor of the dtype and shape inferred for it, anything else from its inferred value
+    or as written; the assert then fails."""
+    node = facts.node
+    if not isinstance(node, cst.Assert) or not isinstance(node.test, cst.Comparison) \
+            or len(node.test.comparisons) != 1:
+        return None
+    synth = Synth(facts)
+    sides = []
+    try:
+        for side in (node.test.left, node.test.comparisons[0].comparator):
+            receivers = _tensor_receivers(side, facts)
+            if receivers:
+                tensor = synth.bind(facts.value(receivers[0]))
+                sides.append(_on_fresh_tensor(side, facts).replace("__t__", tensor, 1))
+            elif is_literal(side):
+                sides.append(render(literal_value(side, facts.module)))
+            else:
+                sides.append(synth.expr(facts.value(side)))
+        op = operator(node.test.comparisons[0].operator)
+    except _Unrenderable:
+        return None
+    shown = _quoted(facts, node.test)
+    synth.lines.append(f"assert {sides[0]} {op} {sides[1]}, {f'`{shown}` fails'!r}")
+    return "\n".join(synth.lines) + "\n", shown, synth.needs_cuda
+
+
 REPRODUCERS: Dict[str, Reproducer] = {
     "TTL101": _discarded_cast,
+    "TTL531": _failing_assertion,
     "TTL511": _loss_broadcast,
     "TTL102": _always_false_comparison,
     "TTL103": _always_false_comparison,

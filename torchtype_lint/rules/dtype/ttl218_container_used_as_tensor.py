@@ -94,7 +94,9 @@ class ContainerUsedAsTensor(DtypeRule):
     severity = "error"
     #: A method call's ``out.size`` is evaluated as part of its call: the call is where it is seen.
     listens = (cst.Attribute, cst.Subscript, cst.Call)
-    runtime = RuntimeClaim("AttributeError|TypeError",
+    #: AttributeError for a method or attribute, TypeError for an index: their common base, told
+    #: apart by the message
+    runtime = RuntimeClaim("Exception",
                            r"object has no attribute|indices must be integers or slices")
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
