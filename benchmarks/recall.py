@@ -87,22 +87,24 @@ FAMILIES = {
 #: missed on first contact, 300-303, 315, 316 and 318-321, were looked at since: no longer aside).
 #: 324-344: a fourth round written 2026-11-26 by helpers that never linted them (the seven it
 #: missed on first contact, 324, 326, 327, 329, 330, 338 and 344, were looked at since).
-#: 345-364: a fifth round written 2026-11-26 by two helpers that never ran or read the linter.
+#: 345-364: a fifth round written 2026-11-26 by two helpers that never ran or read the linter
+#: (first contact: 7/20 caught, 0 false alarms; 349 and 358 were looked at since).
 LOOKED_AT_SINCE = frozenset({300, 301, 302, 303, 315, 316, 318, 319, 320, 321,
-                             324, 326, 327, 329, 330, 338, 344})
+                             324, 326, 327, 329, 330, 338, 344, 349, 358})
 KEPT_ASIDE = frozenset(
     ["70", "73", "76", "79", "85", "91", "173", "175", "178"]
     + [str(n) for n in list(range(200, 222)) + list(range(230, 252)) + list(range(260, 282)) if n % 3 == 0]
     + [str(n) for n in range(300, 324) if n not in LOOKED_AT_SINCE]
     + [str(n) for n in range(324, 345) if n not in LOOKED_AT_SINCE]
-    + [str(n) for n in range(345, 365)])
+    + [str(n) for n in range(345, 365) if n not in LOOKED_AT_SINCE])
 #: The rounds written by someone who never ran the linter, reported apart whatever was looked at
 #: since: (label, numbers).
 HELD_OUT_ROUNDS = (("third round, 300-323 (written blind; the ten missed at first were worked on since)",
                     range(300, 324)),
                    ("fourth round, 324-344 (written blind; the seven missed at first were worked on since)",
                     range(324, 345)),
-                   ("fifth round, 345-364 (written blind)", range(345, 365)))
+                   ("fifth round, 345-364 (written blind; 7/20 on first contact; 349 and 358 were looked at since)",
+                    range(345, 365)))
 #: What a real program does that carries the bug (issue 25), an optional ``category:`` header line.
 CATEGORIES = {
     "configuration": "argparse / config objects and flags decide the dtype or shape",

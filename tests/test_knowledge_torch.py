@@ -450,6 +450,15 @@ MODULES = [
     # gather: the input's dtype in the index's shape
     ("", "x.gather(1, torch.tensor([[0], [2]]))"), ("", "torch.gather(x64, 0, torch.zeros(1, 3, dtype=torch.long))"),
     ("", "i.gather(1, torch.zeros(2, 5, dtype=torch.long))"),
+    # a subclass of nn.Sequential whose layers super().__init__ gets runs them; one that adds a
+    # layer (an attribute set on self, append) or has its own forward is not followed
+    ("class Block(torch.nn.Sequential):\n    def __init__(self, a, b):\n"
+     "        super().__init__(torch.nn.Conv2d(a, b, 3, padding=1), torch.nn.ReLU())",
+     "torch.nn.ModuleList([Block(3, 4), Block(4, 8)])[1](Block(3, 4)(torch.randn(2, 3, 8, 8)))"),
+    ("class Grown(torch.nn.Sequential):\n    def __init__(self):\n        super().__init__(torch.nn.Linear(3, 4))\n"
+     "        self.extra = torch.nn.Linear(4, 2)", "Grown()(x)", LOOSE),
+    ("class Appended(torch.nn.Sequential):\n    def __init__(self):\n        super().__init__(torch.nn.Linear(3, 4))\n"
+     "        self.append(torch.nn.Linear(4, 5))", "Appended()(x)", LOOSE),
     # a layer's only parameter replaced: the layer computes in the new dtype (module_dtypes.sole_parameter)
     ("m = torch.nn.Linear(3, 2, bias=False)\nm.weight.data = torch.randn(2, 3, dtype=torch.float64)", "m(x64)"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight = torch.nn.Parameter(torch.from_numpy(np.random.rand(5, 2)))",

@@ -320,12 +320,37 @@ LIBRARY_PART = "super()"
 
 
 def library_base(cls: ClassValue) -> Optional[str]:
-    """The ``torch.nn`` layer class ``cls`` extends (not ``nn.Module`` or a container)."""
+    """The ``torch.nn`` layer class ``cls`` extends (not ``nn.Module`` or a container, except an
+    ``nn.Sequential`` whose layers its ``super().__init__(...)`` gives: ``_plain_sequential``)."""
     for base in cls.bases:
         name = base[9:] if base.startswith("torch.nn.") and base.count(".") == 2 else None
-        if name is not None and name in NN.KNOWN and name not in NN.CONTAINERS:
+        if name is not None and name in NN.KNOWN and (name not in NN.CONTAINERS or (
+                name == "Sequential" and _plain_sequential(cls))):
             return base
     return None
+
+
+#: Methods that add layers to an nn.Sequential after it is built.
+_LAYER_ADDING = frozenset({"add_module", "register_module", "append", "extend", "insert"})
+
+
+def _plain_sequential(cls: ClassValue) -> bool:
+    """``class conv_block(nn.Sequential)`` whose layers are exactly those ``super().__init__``
+    gets: no ``forward`` of its own, no attribute set on ``self`` (a module attribute would
+    become a layer) and no layer added by a method call on ``self``."""
+    if "forward" in cls.methods or assigned_attributes(cls):
+        return False
+    for method in cls.methods.values():
+        owner = first_param(method.node)
+        stack = [method.node]
+        while stack:
+            sub = stack.pop()
+            if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) \
+                    and sub.func.attr.value in _LAYER_ADDING and isinstance(sub.func.value, cst.Name) \
+                    and sub.func.value.value == owner:
+                return False
+            stack.extend(sub.children)
+    return True
 
 
 def _library_init(interp: "Interpreter", sup: SuperValue, args: CallArgs, node: Any) -> None:
