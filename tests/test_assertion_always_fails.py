@@ -3,13 +3,8 @@ tuple compared item by item, never equal to a list). Every program runs in torch
 fail their own assert, the twins and look-alikes run and stay silent."""
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-from torch_runs import run_in_torch
-
-from torchtype_lint.checker.check import Settings, check_source
-from torchtype_lint.model.selection import Selection
+from rule_cases import bad_outcomes, marked_line, program, reported
 
 pytest.importorskip("torch")
 
@@ -78,21 +73,15 @@ SILENT = {
 }
 
 
-def _program(body: str) -> str:
-    return HEADER + textwrap.dedent(body).lstrip("\n")
-
-
 def _ttl531(body: str):
-    source = _program(body)
-    found = check_source(source, "p.py", Settings(selection=Selection(select=["TTL"]))).findings
-    return [f.line for f in found if f.code == "TTL531"], source
+    source = program(HEADER, body)
+    return [line for line, _ in reported(source, "TTL531")], source
 
 
 @pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
 def test_bad_program_reported_on_its_assert(name, bad, good):
     lines, source = _ttl531(bad)
-    marked = next(i for i, line in enumerate(source.splitlines(), 1) if line.endswith("# <-"))
-    assert lines == [marked]
+    assert lines == [marked_line(source)]
 
 
 @pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
@@ -106,24 +95,13 @@ def test_look_alikes_are_silent(name):
 
 
 def test_cases_are_true_in_torch():
-    programs = {}
-    for name, bad, good in CASES:
-        programs[name + ":bad"], programs[name + ":good"] = _program(bad), _program(good)
-    for name, body in SILENT.items():
-        programs[name + ":silent"] = _program(body)
-    results = run_in_torch(programs)
-    for name, _, _ in CASES:
-        assert results[name + ":bad"].startswith("AssertionError"), (name, results[name + ":bad"])
-        assert results[name + ":good"] == "", (name, results[name + ":good"])
-    for name in SILENT:
-        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
+    for name, outcome in bad_outcomes(HEADER, CASES, SILENT).items():
+        assert outcome.startswith("AssertionError"), (name, outcome)  # the program's own assert
 
 
 def test_message_shows_both_sides():
-    source = _program(CASES[0][1])
-    found = [f for f in check_source(source, "p.py", Settings(selection=Selection(select=["TTL"]))).findings
-             if f.code == "TTL531"]
-    assert "`err.shape` is (8, 8) and `y.shape` is (8,)" in found[0].message
+    message = reported(program(HEADER, CASES[0][1]), "TTL531")[0][1]
+    assert "`err.shape` is (8, 8) and `y.shape` is (8,)" in message
 
 
 def test_sequence_comparisons_fold_as_python_compares():

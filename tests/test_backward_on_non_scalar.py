@@ -3,13 +3,9 @@ other than one element. Every program runs in torch: the bad ones raise RuntimeE
 rule reports, their twins and the look-alikes run and stay silent."""
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-from torch_runs import run_in_torch
-
-from torchtype_lint.checker.check import Settings, check_source
-from torchtype_lint.model.selection import Selection
+from rule_cases import bad_outcomes, marked_line, program, reported
+from torch_runs import AsClaimed, quotes_what_torch_raised, raised_as_said
 
 pytest.importorskip("torch")
 
@@ -74,45 +70,34 @@ SILENT = {
 }
 
 
-def _program(body: str) -> str:
-    return HEADER + textwrap.dedent(body).lstrip("\n")
-
-
-def _ttl532(body: str):
-    source = _program(body)
-    found = check_source(source, "p.py", Settings(selection=Selection(select=["TTL"]))).findings
-    return [f.line for f in found if f.code == "TTL532"], source
+def _lines(body: str):
+    source = program(HEADER, body)
+    return [line for line, _ in reported(source, "TTL532")], source
 
 
 @pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
 def test_bad_program_reported_on_its_line(name, bad, good):
-    lines, source = _ttl532(bad)
-    assert lines == [next(i for i, line in enumerate(source.splitlines(), 1) if line.endswith("# <-"))]
+    lines, source = _lines(bad)
+    assert lines == [marked_line(source)]
 
 
 @pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
 def test_twin_is_silent(name, bad, good):
-    assert _ttl532(good)[0] == []
+    assert _lines(good)[0] == []
 
 
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_look_alikes_are_silent(name):
-    assert _ttl532(SILENT[name])[0] == []
+    assert _lines(SILENT[name])[0] == []
 
 
 def test_cases_are_true_in_torch():
-    programs = {}
-    for name, bad, good in CASES:
-        programs[name + ":bad"], programs[name + ":good"] = _program(bad), _program(good)
-    for name, body in SILENT.items():
-        programs[name + ":silent"] = _program(body)
-    results = run_in_torch(programs)
-    for name, _, _ in CASES:
-        assert results[name + ":bad"] == ("RuntimeError: grad can be implicitly created only for scalar outputs"), \
-            (name, results[name + ":bad"])
-        assert results[name + ":good"] == "", (name, results[name + ":good"])
-    for name in SILENT:
-        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
+    # the exception class, the wording as the rule's claim accepts it, and the quote as raised here
+    outcomes = bad_outcomes(HEADER, CASES, SILENT)
+    for name, bad, _ in CASES:
+        assert raised_as_said("TTL532", AsClaimed("RuntimeError"), outcomes[name]), (name, outcomes[name])
+        message = reported(program(HEADER, bad), "TTL532")[0][1]
+        assert quotes_what_torch_raised(message, outcomes[name]), (message, outcomes[name])
 
 
 def test_tensors_of_zero_or_many_elements_raise_and_one_element_does_not():

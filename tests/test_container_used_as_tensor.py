@@ -6,14 +6,10 @@ programs raise the error the rule names; their twins and the look-alikes run and
 """
 from __future__ import annotations
 
-import textwrap
-
 import pytest
-from torch_runs import run_in_torch
+from rule_cases import bad_outcomes, marked_line, program, reported
 
-from torchtype_lint.checker.check import Settings, check_source
 from torchtype_lint.knowledge.tensor_arguments import TENSOR_ONLY_ATTRIBUTES
-from torchtype_lint.model.selection import Selection
 
 torch = pytest.importorskip("torch")
 
@@ -95,49 +91,32 @@ SILENT = {
 }
 
 
-def _program(body: str) -> str:
-    return HEADER + textwrap.dedent(body).lstrip("\n")
-
-
-def _findings(body: str):
-    settings = Settings(selection=Selection(select=["TTL"]))
-    source = _program(body)
-    return [(f.line, f.code) for f in check_source(source, "program.py", settings).findings], source
-
-
-def _marked(source: str) -> int:
-    return next(i for i, line in enumerate(source.splitlines(), 1) if line.endswith("# <-"))
+def _lines(body: str):
+    source = program(HEADER, body)
+    return [line for line, _ in reported(source, "TTL218")], source
 
 
 @pytest.mark.parametrize("name,bad,raises,good", CASES, ids=[c[0] for c in CASES])
 def test_bad_program_reported_on_its_line(name, bad, raises, good):
-    found, source = _findings(bad)
-    assert (_marked(source), "TTL218") in found
+    lines, source = _lines(bad)
+    assert marked_line(source) in lines
 
 
 @pytest.mark.parametrize("name,bad,raises,good", CASES, ids=[c[0] for c in CASES])
 def test_twin_is_silent(name, bad, raises, good):
-    assert [f for f in _findings(good)[0] if f[1] == "TTL218"] == []
+    assert _lines(good)[0] == []
 
 
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_look_alikes_are_silent(name):
-    assert [f for f in _findings(SILENT[name])[0] if f[1] == "TTL218"] == []
+    assert _lines(SILENT[name])[0] == []
 
 
 def test_cases_are_true_in_torch():
-    programs = {}
-    for name, bad, _, good in CASES:
-        programs[name + ":bad"] = _program(bad)
-        programs[name + ":good"] = _program(good)
-    for name, body in SILENT.items():
-        programs[name + ":silent"] = _program(body)
-    results = run_in_torch(programs)
+    # Python's own messages (a tuple's missing attribute, its index types): one wording everywhere
+    outcomes = bad_outcomes(HEADER, [(name, bad, good) for name, bad, _, good in CASES], SILENT)
     for name, _, raises, _ in CASES:
-        assert raises in results[name + ":bad"], (name, results[name + ":bad"])
-        assert results[name + ":good"] == "", (name, results[name + ":good"])
-    for name in SILENT:
-        assert results[name + ":silent"] == "", (name, results[name + ":silent"])
+        assert raises in outcomes[name], (name, outcomes[name])
 
 
 def test_tensor_only_attributes_are_tensor_attributes_containers_lack():

@@ -337,7 +337,13 @@ _LAYER_ADDING = frozenset({"add_module", "register_module", "append", "extend", 
 def _plain_sequential(cls: ClassValue) -> bool:
     """``class conv_block(nn.Sequential)`` whose layers are exactly those ``super().__init__``
     gets: no ``forward`` of its own, no attribute set on ``self`` (a module attribute would
-    become a layer) and no layer added by a method call on ``self``."""
+    become a layer) and no layer added by a method call on ``self``. Found once per class."""
+    if cls.plain_sequential is None:
+        cls.plain_sequential = _layers_only_from_init(cls)
+    return cls.plain_sequential
+
+
+def _layers_only_from_init(cls: ClassValue) -> bool:
     if "forward" in cls.methods or assigned_attributes(cls):
         return False
     for method in cls.methods.values():

@@ -468,7 +468,7 @@ class ClassValue(Value):
     """A class defined in the analysed file, with the qualified names of its bases."""
 
     __slots__ = ("node", "bases", "methods", "origin", "base_classes", "attrs", "fields", "is_dataclass",
-                 "assigned")
+                 "assigned", "plain_sequential")
     kind = "class"
 
     def __init__(self, node: Any, bases: Tuple[str, ...], methods: Dict[str, Any]):
@@ -485,6 +485,9 @@ class ClassValue(Value):
         self.is_dataclass = False
         #: Names some method assigns on its first parameter (``self.x = ...``), found lazily.
         self.assigned: Optional[frozenset] = None
+        #: For an nn.Sequential subclass: whether its layers are only those super().__init__ gets
+        #: (engine/calls._plain_sequential), found lazily.
+        self.plain_sequential: Optional[bool] = None
 
     @property
     def name(self) -> str:

@@ -6,7 +6,7 @@ from typing import Any, List, Optional
 
 import libcst as cst
 
-from ...model.values import ScalarValue, SequenceValue, Value
+from ...model.values import DTypeValue, ScalarValue, SequenceValue, TensorValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
@@ -39,9 +39,8 @@ def _shown(value: Value) -> Optional[str]:
         return f"({inner}{',' if len(parts) == 1 else ''})" if value.container == "tuple" else f"[{inner}]"
     if isinstance(value, ScalarValue) and value.const is not None:
         return repr(value.const)
-    dtype = getattr(value, "dtype", None)
-    if type(value).__name__ == "DTypeValue" and isinstance(dtype, str):
-        return f"torch.{dtype}"
+    if isinstance(value, DTypeValue):
+        return f"torch.{value.dtype}"
     return None
 
 
@@ -114,7 +113,7 @@ class AssertionAlwaysFails(Rule):
             node = operand
             while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
                 node = node.func if isinstance(node, cst.Call) else node.value
-                origin = getattr(ctx.value(node), "origin", None)
-                if origin is not None and type(ctx.value(node)).__name__ == "TensorValue":
-                    return origin
+                value = ctx.value(node)
+                if isinstance(value, TensorValue) and value.origin is not None:
+                    return value.origin
         return None

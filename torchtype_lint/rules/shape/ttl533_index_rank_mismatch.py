@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 
 import libcst as cst
 
-from ...model.values import TensorValue, Value, describe_shape
+from ...model.values import ScalarValue, TensorValue, Value, describe_shape
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
@@ -99,7 +99,7 @@ class IndexRankMismatch(Rule):
             says = f"Index tensor must have the same number of dimensions as {_FUNCTIONS[callee.name]} tensor"
             return args.get(0, "input"), args.get(2, "index"), args.node(2, "index"), says
         if callee.kind == "symbol" and callee.name == "torch.take_along_dim" and args.has(2, "dim") \
-                and type(args.get(2, "dim")).__name__ == "ScalarValue":
+                and isinstance(args.get(2, "dim"), ScalarValue):
             # without a dim both are flattened: no rank to match
             return args.get(0, "input"), args.get(1, "indices"), args.node(1, "indices"), \
                 "torch.take_along_dim(): input and indices should have the same number of dimensions"
