@@ -89,6 +89,8 @@ FAMILIES = {
 #: missed on first contact, 324, 326, 327, 329, 330, 338 and 344, were looked at since).
 #: 345-364: a fifth round written 2026-11-26 by two helpers that never ran or read the linter
 #: (first contact: 7/20 caught, 0 false alarms; 349 and 358 were looked at since).
+#: 365-384: a sixth round, set aside here before a line of it was written (2026-11-27), written by
+#: helpers that never run or read the linter.
 LOOKED_AT_SINCE = frozenset({300, 301, 302, 303, 315, 316, 318, 319, 320, 321,
                              324, 326, 327, 329, 330, 338, 344, 349, 358})
 KEPT_ASIDE = frozenset(
@@ -96,7 +98,8 @@ KEPT_ASIDE = frozenset(
     + [str(n) for n in list(range(200, 222)) + list(range(230, 252)) + list(range(260, 282)) if n % 3 == 0]
     + [str(n) for n in range(300, 324) if n not in LOOKED_AT_SINCE]
     + [str(n) for n in range(324, 345) if n not in LOOKED_AT_SINCE]
-    + [str(n) for n in range(345, 365) if n not in LOOKED_AT_SINCE])
+    + [str(n) for n in range(345, 365) if n not in LOOKED_AT_SINCE]
+    + [str(n) for n in range(365, 385) if n not in LOOKED_AT_SINCE])
 #: The rounds written by someone who never ran the linter, reported apart whatever was looked at
 #: since: (label, numbers).
 HELD_OUT_ROUNDS = (("third round, 300-323 (written blind; the ten missed at first were worked on since)",
