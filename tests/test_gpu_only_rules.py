@@ -220,7 +220,7 @@ def test_other_conditional_values_and_devices_stay_as_they_were():
             layer.cuda()
         after = layer
     """)
-    assert found["mode"].const is None and not isinstance(found["mode"], DeviceValue)
+    assert getattr(found["mode"], "const", None) is None and not isinstance(found["mode"], DeviceValue)  # one of two
     assert not isinstance(found["both"], DeviceValue) and not isinstance(found["other"], DeviceValue)
     assert found["x"].device == "cuda" and isinstance(found["x"].device, Device)
     assert found["y"].device == "cpu"

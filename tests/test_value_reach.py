@@ -490,6 +490,63 @@ _SPREAD_SIZE = """
 """
 
 
+# a collate_fn that is an object with __call__, or a partial of the file's function: it makes the batch
+_COLLATOR = """
+class Collator:
+    def __init__(self, width):
+        self.width = width
+
+    def __call__(self, features):
+        ids = torch.zeros(len(features), self.width, dtype=torch.long)
+        for i, f in enumerate(features):
+            ids[i, : len(f["ids"])] = torch.tensor(f["ids"])
+        return {{"ids": ids, "labels": torch.Tensor([f["label"] for f in features]){cast}}}
+
+
+data = [{{"ids": [1, 2, 3], "label": i % 3}} for i in range(12)]
+embed, head = nn.Embedding(10, 8), nn.Linear(8, 3)
+for batch in DataLoader(data, batch_size=4, collate_fn={collate}):
+    logits = head(embed(batch["ids"]).mean(1))
+    loss = F.cross_entropy(logits, batch["labels"])  # <-
+"""
+
+_PARTIAL_COLLATE = """
+import functools
+
+
+def pad_collate(batch, pad_id):
+    ids = torch.zeros(len(batch), 6{dtype}) + pad_id
+    return ids, torch.tensor([label for _, label in batch])
+
+
+data = [([1, 2], i % 2) for i in range(8)]
+embed = nn.Embedding(10, 4)
+for ids, labels in DataLoader(data, batch_size=4, collate_fn=functools.partial(pad_collate, pad_id=0)):
+    out = embed(ids)  # <-
+"""
+
+# an attribute set lazily by the first call (`if self.kind is None: self.kind = ...`), read in a
+# loop: None or the one value set, so a branch for another value never runs
+_LAZY_KIND = """
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head, self.kind = nn.Linear(4, 2), None
+
+    def forward(self, x, labels):
+        logits = self.head(x)
+        if self.kind is None:
+            self.kind = "single" if labels.dtype == torch.long else "multi"
+        if self.kind == "single":
+            return F.cross_entropy(logits, labels)
+        return F.binary_cross_entropy_with_logits(logits, labels)  # <-
+
+
+model = Classifier()
+for step in range(3):
+    loss = model(torch.randn(8, 4), torch.randint(0, 2, (8,)){cast})
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -549,6 +606,21 @@ CASES = [
     Case("first_batch_through_enumerate", "TTL515", "must match the size",
          _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=""),
          _FIRST_BATCH.format(target="step, (x,)", iterable="enumerate(loader)", layout=".transpose(0, 1)")),
+    Case("collate_fn_an_object_with_call", "TTL207", AsClaimed("RuntimeError"),
+         _COLLATOR.format(cast="", collate="Collator(6)"), _COLLATOR.format(cast=".long()", collate="Collator(6)")),
+    Case("collate_fn_a_partial", "TTL209", AsClaimed("RuntimeError"),
+         _PARTIAL_COLLATE.format(dtype=""), _PARTIAL_COLLATE.format(dtype=", dtype=torch.long")),
+    # a pretrained table whose shape is not known (a FloatTensor of a computed array) still makes
+    # an Embedding layer, which takes integer indices only
+    Case("embedding_from_a_table_of_unknown_shape", "TTL209", AsClaimed("RuntimeError"),
+         "table = torch.FloatTensor(np.vander(np.linspace(0, 1, 9), 4))\n"
+         "pos_enc = nn.Embedding.from_pretrained(table, freeze=True)\n"
+         "out = pos_enc(torch.arange(1, 6).unsqueeze(0).float())  # <-\n",
+         "table = torch.FloatTensor(np.vander(np.linspace(0, 1, 9), 4))\n"
+         "pos_enc = nn.Embedding.from_pretrained(table, freeze=True)\n"
+         "out = pos_enc(torch.arange(1, 6).unsqueeze(0))\n"),
+    Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
+         _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]
 
 
@@ -708,3 +780,27 @@ def test_random_split_lengths_match_torch() -> None:
                 assert got == expected, (size, lengths)
             else:
                 assert got is None  # torch makes empty parts of negative lengths: not claimed
+
+
+def test_constants_join_into_choices_that_fold_as_python_compares() -> None:
+    # None or "multi" (a lazily set attribute): == "single" is False whichever it is; is None is
+    # not known; more than MAX_CHOICES constants, ints and two bools keep their old joins
+    from torchtype_lint.engine.configuration import folded_comparison
+    from torchtype_lint.model.values import (
+        MAX_CHOICES, ChoiceValue, NoneValue, ScalarValue, StringValue, TOP, join)
+
+    lazy = join(NoneValue(), StringValue("multi"))
+    assert isinstance(lazy, ChoiceValue) and lazy.options == {None, "multi"}
+    assert join(lazy, StringValue("multi")) == lazy
+    for other, op in (("single", "=="), ("multi", "=="), ("single", "!=")):
+        folded = folded_comparison(lazy, op, StringValue(other))
+        answers = {(o == other) if op == "==" else (o != other) for o in (None, "multi")}
+        assert (folded.const if folded is not None else None) == (answers.pop() if len(answers) == 1 else None)
+    assert folded_comparison(lazy, "in", join(StringValue("a"), StringValue("b"))) is None  # not a literal list
+    many = StringValue("s0")
+    for i in range(1, MAX_CHOICES + 1):
+        many = join(many, StringValue(f"s{i}"))
+    assert many == StringValue(None)
+    assert join(ScalarValue("int", 1), ScalarValue("int", 2)) == ScalarValue("int")
+    assert join(ScalarValue("bool", True), ScalarValue("bool", False)) == ScalarValue("bool")
+    assert join(NoneValue(), ScalarValue("float", 1.0)) is TOP

@@ -8,7 +8,7 @@ to a value (the interpreter is passed in only for name lookup, the current frame
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -106,6 +106,14 @@ LITERAL_HANDLERS: Dict[type, Callable[["Interpreter", Any], Value]] = {
 _KNOWN_RANGE = 16
 
 
+def _float_of_text(text: str) -> Optional[float]:
+    """What ``float(text)`` gives, or None where it raises (a ValueError is not ours to model)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) -> Value:
     """``builtins.<name>(...)``."""
     if name in ("float", "int", "bool", "complex"):
@@ -118,6 +126,8 @@ def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) ->
             const = {"float": float, "int": int, "bool": bool, "complex": complex}[name](arg.const)
         elif not args.pos:
             const = {"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name]
+        elif name == "float" and isinstance(arg, StringValue) and arg.const is not None:
+            const = _float_of_text(arg.const)  # float("-inf"), float("1e-9")
         return derived(ScalarValue(name, const), arg)  # bool(args.fp16) is still the option's default
     if name == "abs" and len(args.pos) == 1:
         arg = args.pos[0]

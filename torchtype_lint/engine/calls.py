@@ -9,6 +9,7 @@ are applied here too, to every binding that holds the mutated object.
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Optional
 
 import libcst as cst
@@ -243,12 +244,17 @@ def _known_keys(value: Value) -> bool:
         and value.items is not None and all(key.isidentifier() for key in value.keys)
 
 
+#: ``math.inf``, ``np.inf``, ``np.nan``: their values.
+_NON_FINITE = {"math.inf": math.inf, "numpy.inf": math.inf, "math.nan": math.nan, "numpy.nan": math.nan}
+
+
 def get_attribute(interp: "Interpreter", owner: Value, attr: str, node: Any) -> Value:
     """``owner.attr``; a property of a class defined in the file is called."""
     if isinstance(owner, SymbolValue):
         qualname = f"{owner.qualname}.{attr}"
         if qualname in MATH_FLOAT_CONSTANTS or qualname in NP.FLOAT_CONSTANTS:
-            return ScalarValue("float")
+            # infinity and NaN are known: a fill or bound of an integer tensor cannot be either
+            return ScalarValue("float", _NON_FINITE.get(qualname))
         return library_object(qualname)
     if isinstance(owner, TensorValue):
         return attribute_result(owner, attr, T.tensor_attribute(owner, attr, node), node)
@@ -550,10 +556,19 @@ def item_of(interp: "Interpreter", container: Value, index: Value, index_node: A
 
 
 def _collate_with(interp: "Interpreter", fn: Value, items: Value, node: Any) -> Value:
-    """What a ``collate_fn`` defined in the file returns for a list of dataset items."""
-    if not isinstance(fn, FunctionValue):
-        return TOP  # a lambda, a library function, a partial: not run here
-    return call_function(interp, fn, CallArgs([items], {}, [None], {}), node, force=True)
+    """What a ``collate_fn`` defined in the file returns for a list of dataset items: a function,
+    an object with ``__call__`` (``collate_fn=DataCollator(max_length=16)``), or a partial of
+    either (``partial(pad_collate, pad_id=0)``)."""
+    args = CallArgs([items], {}, [None], {})
+    while isinstance(fn, PartialValue):
+        args, fn = fn.completed(args), fn.func  # the stored arguments come first
+    if isinstance(fn, FunctionValue):
+        return call_function(interp, fn, args, node, force=True)
+    if isinstance(fn, BoundMethod):
+        return call_function(interp, fn.function, args, node, fn.instance, force=True)
+    if isinstance(fn, InstanceValue) and isinstance(fn.cls.methods.get("__call__"), FunctionValue):
+        return call_function(interp, fn.cls.methods["__call__"], args, node, fn, force=True)
+    return TOP  # a library function (default_collate, pad_sequence wrappers): not run here
 
 
 def call_method(interp: "Interpreter", receiver: Value, name: str, args: CallArgs, node: Any) -> Value:

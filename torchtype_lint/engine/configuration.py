@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..model.values import (
     CallArgs, TOP, ClassValue, InstanceValue, NoneValue, Origin, ScalarValue, SequenceValue,
-    StringValue, SymbolValue, Value,
+    StringValue, SymbolValue, Value, ChoiceValue,
 )
 
 if TYPE_CHECKING:
@@ -333,7 +333,14 @@ def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
     """``a == b`` / ``a != b`` / ``a < b`` (and the other orderings) / ``a in (...)`` of known
     constants (strings, ints, bools, None; no ordering with None): the bool it gives, carrying
     a command-line default's origin when one side has it; None when not both are known."""
-    if op in ("==", "!="):
+    if op in ("==", "!=") and (isinstance(left, ChoiceValue) or isinstance(right, ChoiceValue)):
+        # one of several constants: known where every option answers alike
+        answers = {(a == b) if op == "==" else (a != b)
+                   for a in _possible(left) for b in _possible(right)}
+        if len(answers) != 1 or _UNKNOWN in _possible(left) + _possible(right):
+            return None
+        result = answers.pop()
+    elif op in ("==", "!="):
         a, b = _constant(left), _constant(right)
         if a is _UNKNOWN or b is _UNKNOWN:
             return None
@@ -346,11 +353,13 @@ def folded_comparison(left: Value, op: str, right: Value) -> Optional[Value]:
         result = _ORDERINGS[op](a, b)  # `if max_pos > self.weights.size(0):` of known sizes
     elif op in ("in", "not in") and isinstance(right, SequenceValue) and right.items is not None \
             and right.container in ("list", "tuple", "set"):
-        a = _constant(left)
         items = [_constant(item) for item in right.items]
-        if a is _UNKNOWN or any(item is _UNKNOWN for item in items):
+        if _UNKNOWN in _possible(left) or any(item is _UNKNOWN for item in items):
             return None
-        result = (a in items) if op == "in" else (a not in items)
+        answers = {(a in items) if op == "in" else (a not in items) for a in _possible(left)}
+        if len(answers) != 1:
+            return None
+        result = answers.pop()
     else:
         return None
     origin = next((v.origin for v in (left, right) if isinstance(getattr(v, "origin", None), ConfigOrigin)),
@@ -364,6 +373,13 @@ _ORDERINGS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a,
 
 #: Marks a value whose constant is not known.
 _UNKNOWN = object()
+
+
+def _possible(value: Value) -> List[Any]:
+    """Every constant ``value`` may be (one of a choice's options), or [_UNKNOWN]."""
+    if isinstance(value, ChoiceValue):
+        return list(value.options)
+    return [_constant(value)]
 
 
 def _constant(value: Value) -> Any:

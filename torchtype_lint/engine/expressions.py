@@ -23,7 +23,7 @@ from ..knowledge.nn_modules import EXACT_CHILDREN, layer_at
 from ..model.values import (
     Callee,
     TOP, ArrayValue, ClassValue, DeviceValue, DTypeValue, FunctionValue, InstanceValue, ModuleValue, NoneValue,
-    ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
+    ChoiceValue, ScalarValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value,
     join, join_all, part_origin,
 )
 from .counted_loops import counted, iteration_count
@@ -368,7 +368,8 @@ def _unary(interp: "Interpreter", node: cst.UnaryOperation) -> Value:
 
 
 #: Values whose comparisons give a Python bool (numbers, strings, None, containers).
-_PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue, SymbolValue, DTypeValue, DeviceValue)
+_PYTHON_OBJECTS = (ScalarValue, StringValue, NoneValue, SequenceValue, SymbolValue, DTypeValue, DeviceValue,
+                   ChoiceValue)
 
 #: Values that are certainly not None (``x is None`` is then False).
 _NOT_NONE = (TensorValue, ArrayValue, ScalarValue, SequenceValue, StringValue, DTypeValue, DeviceValue,
@@ -379,6 +380,8 @@ def _is_none(value: Value) -> Optional[bool]:
     """Whether ``value is None`` certainly holds or fails; None when it could go either way."""
     if isinstance(value, NoneValue):
         return True
+    if isinstance(value, ChoiceValue):
+        return None if None in value.options else False
     return False if isinstance(value, _NOT_NONE) else None
 
 

@@ -51,7 +51,7 @@ from ..knowledge.torch_objects import (
 from ..model.values import (
     Callee,
     FLOAT32, TOP, ArrayValue, Origin, ClassValue, FunctionValue, InstanceValue, ModuleValue, NoneValue, ScalarValue,
-    SequenceValue, StringValue, SymbolValue, TensorValue, Value, join, join_all,
+    ChoiceValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value, join, join_all,
 )
 from .annotations import annotation_value, declared_attribute
 from .builtins import BUILTIN_NAMES, iterate, list_of, with_element, with_keyed_element
@@ -548,6 +548,8 @@ class Interpreter:
             return test.const
         if isinstance(test, NoneValue):
             return False
+        if isinstance(test, ChoiceValue) and len({bool(option) for option in test.options}) == 1:
+            return bool(next(iter(test.options)))  # None or "" alike: false on every path
         if isinstance(test, SequenceValue) and test.container == "dict" and test.keys:
             return True  # `x if norm_cfg else ...` with norm_cfg=dict(type="LN"): keys known, not empty
         return None

@@ -102,9 +102,11 @@ def from_pretrained(name: str, args: CallArgs, node: Any) -> Value:
     """The layer ``nn.<name>.from_pretrained(embeddings, ...)`` builds: sized by the table,
     its parameters of the table's dtype (a float16 table makes a float16 layer)."""
     table = args.get(0, "embeddings")
-    if args.has_star or not isinstance(table, TensorValue) or table.shape is None or len(table.shape) != 2:
+    if args.has_star or not isinstance(table, TensorValue) or (table.shape is not None and len(table.shape) != 2):
         return TOP
-    config = {"num_embeddings": table.shape[0], "embedding_dim": table.shape[1]}
+    # a table of unknown shape (torch.FloatTensor of a computed array) still makes the layer
+    config: Dict[str, Any] = {} if table.shape is None else {
+        "num_embeddings": table.shape[0], "embedding_dim": table.shape[1]}
     if name == "EmbeddingBag":
         mode = args.kw.get("mode")
         config["mode"] = mode.const if isinstance(mode, StringValue) else ("mean" if mode is None else None)

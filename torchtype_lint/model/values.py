@@ -342,6 +342,60 @@ class NoneValue(Value):
 
 
 @dataclass(frozen=True)
+class ChoiceValue(Value):
+    """One of a few known constants (strings, bools, ints or None) that branches or loop
+    iterations left: ``self.problem_type`` is None until a first call sets ``"multi"``, so
+    ``== "single"`` is False on every path while ``is None`` may go either way."""
+
+    options: FrozenSet[Any]
+    origin: Optional[Origin] = None
+    kind = "choice"
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(sorted(repr(option) for option in self.options))
+
+
+#: More constants than this after a join are no longer worth telling apart: unknown.
+MAX_CHOICES = 8
+
+
+def choice_options(value: "Value") -> "Optional[FrozenSet[Any]]":
+    """The constants a value may be, where it is a known constant (a string, a bool, None) or
+    a choice of them; None otherwise. Ints and floats stay out: their joins keep the number
+    kind (a size of unknown value is still an int to shape arithmetic)."""
+    if isinstance(value, ChoiceValue):
+        return value.options
+    if isinstance(value, NoneValue):
+        return frozenset({None})
+    if isinstance(value, StringValue) and value.const is not None:
+        return frozenset({value.const})
+    if isinstance(value, ScalarValue) and value.pytype == "bool" and isinstance(value.const, bool):
+        return frozenset({value.const})
+    return None
+
+
+def _choice_join(a: "Value", b: "Value") -> "Optional[Value]":
+    """The join of two constants that differ as the choice of both (None when either is not
+    a constant, or when two bools join: ``ScalarValue("bool")`` already says all there is)."""
+    left, right = choice_options(a), choice_options(b)
+    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
+        return None
+    if left is None or right is None:
+        # "a" or "b", joined with a string not known: some string, as two strings always were
+        for some, options in ((a, right), (b, left)):
+            if isinstance(some, StringValue) and some.const is None and options is not None \
+                    and all(isinstance(o, str) for o in options):
+                return StringValue(None, some.origin)
+        return None
+    options = left | right
+    if len(options) == 1:
+        return a  # the same constant, from two places
+    if len(options) > MAX_CHOICES:
+        return StringValue(None) if all(isinstance(o, str) for o in options) else None
+    return ChoiceValue(options)
+
+
+@dataclass(frozen=True)
 class DTypeValue(Value):
     """A dtype object used as a value, e.g. ``torch.float32`` or Python ``float`` in dtype=."""
 
@@ -622,6 +676,9 @@ def join(a: Value, b: Value) -> Value:
         return a
     if a is TOP or b is TOP:
         return TOP
+    choice = _choice_join(a, b) if a != b else None
+    if choice is not None:
+        return choice  # None or "multi", "sum" or "mean": comparisons all options agree on fold
     if isinstance(a, TensorValue) and isinstance(b, TensorValue):
         if a == b:
             return a
