@@ -156,6 +156,27 @@ _CONCAT_POOL_HEAD = """
     data = TensorDataset(torch.randn(9, 3, 8, 8), torch.randint(0, 3, (9,)))
 """
 
+_FOLDED = """
+class Net(nn.Module):
+    def __init__(self, batch_size):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear({width}, 5)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv(x)))
+        x = x.view(-1, {width}){mark}
+        return self.fc(x)
+
+
+batch_size = 4
+loader = DataLoader(TensorDataset(torch.randn(13, 3, 8, 8)), batch_size=batch_size, shuffle=True)
+model = Net(batch_size)
+for (images,) in loader:
+    out = model(images)
+"""
+
 CASES = [
     Case("norm_in_forward_last_row", "TTL527", ONE_VALUE_MESSAGE, _REGRESSOR.format(mark="  # <-") + """
     data = TensorDataset(torch.randn(33, 3), torch.randn(33))
@@ -319,6 +340,26 @@ CASES = [
     """, _CONCAT_POOL_HEAD.format(pool="ConcatPool()", mark="") + """
     fit(nn.Sequential(body(), head(8, 3)), DataLoader(data, batch_size=4, shuffle=True, drop_last=True))
     """),
+    # x.view(-1, batch_size * 8 * 4 * 4) folds whole batches into one row: 13 images in batches of 4
+    # leave 1, whose 128 values cannot fill a row of 512
+    Case("view_width_folds_the_batch", "TTL522", "is invalid for input of size",
+         _FOLDED.format(width="batch_size * 8 * 4 * 4", mark="  # <-"), _FOLDED.format(width="8 * 4 * 4", mark="")),
+    # the same in the loop, the dataset size not known: a width of B rows fails on every smaller batch
+    Case("view_folds_batch_in_loop_unknown_size", "TTL522", "is invalid for input of size", """
+    import sys
+    n = 10 + len(sys.argv) * 3
+    loader = DataLoader(TensorDataset(torch.randn(n, 6), torch.randn(n, 1)), batch_size=4)
+    head = nn.Linear(24, 4)
+    for x, y in loader:
+        out = head(x.reshape(-1, 24)).view(-1, 1)  # <-
+    """, """
+    import sys
+    n = 10 + len(sys.argv) * 3
+    loader = DataLoader(TensorDataset(torch.randn(n, 6), torch.randn(n, 1)), batch_size=4, drop_last=True)
+    head = nn.Linear(24, 4)
+    for x, y in loader:
+        out = head(x.reshape(-1, 24)).view(-1, 1)
+    """),
 ]
 
 #: Look-alikes that run and get no finding.
@@ -437,6 +478,8 @@ def test_warnings_name_the_path() -> None:
     assert any("the dataset's 9 samples are split into batches of 4" in m and "(layer [2]" in m for m in pooled)
     squeezed = messages(by_name["squeezed_maps_joined_on_dim_1"].bad)
     assert any("gets 1-D tensors and dim 1 is out of range" in m and "`.squeeze(2)`" in m for m in squeezed)
+    folded = messages(by_name["view_width_folds_the_batch"].bad)
+    assert any("holds 1 sample because the dataset size (13)" in m and "rows of 512 values" in m for m in folded)
     empty = messages(by_name["empty_list_tested_after_index"].bad)
     assert any("when `chosen` is empty, as the code allows for after this call" in m for m in empty)
 

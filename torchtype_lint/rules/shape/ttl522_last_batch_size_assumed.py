@@ -106,6 +106,10 @@ class LastBatchSizeAssumed(Rule):
         for use in _uses_in_forward(node.body, names, last, ctx, spelled):
             self._warn(use, last)
             return
+        use = _folded_batch_view(node, loader, enumerated, ctx)
+        if use is not None:
+            self._warn(use, last)
+            return
         for use in _full_loss_targets(node.body, names, last, ctx):
             self._warn(use, last)
             return
@@ -145,10 +149,18 @@ class LastBatchSizeAssumed(Rule):
             what = (f"`{size}` drops its batch dimension too, so `{code(use.node, 50)}` gets {rank}-D "
                     f"{'tensors' if use.many else 'a tensor'} and dim {dim} is out of range (IndexError: "
                     "Dimension out of range)")
+        elif use.what.startswith("fold"):
+            width, per_row, full_rows = use.what.split(":")[1:]
+            size = code(use.node, 50)
+            what = (f"`{size}` makes rows of {width} values out of whole batches ({last.batch_size} samples of "
+                    f"{per_row} values: {full_rows} row{'s' if full_rows != '1' else ''}); the last batch's "
+                    f"{last.remainder * int(per_row) if last.remainder else 'fewer'} values do not fill whole rows "
+                    "(torch raises \"is invalid for input of size\")")
         else:
             how = "reshapes the batch to" if use.what == "reshape" else "builds a tensor for"
             what = f"`{code(use.node, 50)}` {how} `{size}` = {last.batch_size} samples"
-        fix = ("squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze" or use.what.startswith("squeeze-layer")
+        fix = ("keep the batch dim (`x.view(x.size(0), -1)`)" if use.what.startswith("fold")
+               else "squeeze a named dim (`.squeeze(1)`)" if use.what == "squeeze" or use.what.startswith("squeeze-layer")
                else f"squeeze the named dim (`.squeeze({use.what.split(':')[3]})`)" if use.what.startswith("squeeze")
                else "use the batch's own size (`x.size(0)`)")
         self.report(use.node, f"{path}, and {what}; {fix} or `DataLoader(..., drop_last=True)`")
@@ -214,6 +226,15 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
                      spelled: Optional[Callable[[Any], bool]] = None) -> Iterator[FullBatchUse]:
     """Full-batch uses in the ``forward`` of a model of the file the loop calls with the batch
     (``out = model(x)``): the parameters given a batch tensor are its batch names."""
+    for forward_body, inner in _forwards_called(body, names, ctx):
+        # values in forward joined over its calls: a size that is B in every one of them
+        yield from full_batch_uses(forward_body, inner, _holds(last.batch_size, ctx.joined_value),
+                                   _carries(last.batch_size, ctx.joined_value), spelled)
+
+
+def _forwards_called(body: Any, names: Set[str], ctx: RuleContext) -> Iterator["tuple[Any, Set[str]]"]:
+    """(body, batch names) of each ``forward`` (or helper) of the file the loop calls with the
+    batch: the parameters given a batch tensor, and the names computed from them."""
     for call in (sub for sub in walk(body) if isinstance(sub, cst.Call)):
         callee = ctx.value(call.func)
         forward, skip = _called_function(callee)
@@ -227,9 +248,77 @@ def _uses_in_forward(body: Any, names: Set[str], last: LastBatch, ctx: RuleConte
         inner = derived_names(forward.node.body, seeds)
         if size_guarded(forward.node.body, inner):
             continue
-        # values in forward joined over its calls: a size that is B in every one of them
-        yield from full_batch_uses(forward.node.body, inner, _holds(last.batch_size, ctx.joined_value),
-                                   _carries(last.batch_size, ctx.joined_value), spelled)
+        yield forward.node.body, inner
+
+
+def _folded_batch_view(loop: cst.For, loader: DataLoaderValue, enumerated: bool,
+                       ctx: RuleContext) -> Optional[FullBatchUse]:
+    """``x.view(-1, W)`` of the batch's rows (in the loop or in a ``forward`` it calls), ``(rows,
+    *known)`` with ``R`` values a sample, where ``W`` divides a full batch's ``B * R`` values but
+    not the last batch's ``r * R``: the width folds the batch (``x.view(-1, batch_size * 16 * 6 *
+    6)``), and the last batch cannot fill its rows. Without a known last size, only where no
+    smaller batch can fill them."""
+    last = loader.last_batch
+    if loader.collated is not None or last is None:
+        return None  # a collate_fn of the file: dim 0 may not be the rows
+    seeds = loop_seeds(loop.target, enumerated, batch(loader))
+    if not seeds:
+        return None
+    body_nodes = {id(sub) for sub in walk(loop.body)}
+    found: List[FullBatchUse] = []
+
+    def value_of(expr: Any) -> Value:
+        return ctx.value(expr) if id(expr) in body_nodes else ctx.joined_value(expr)
+
+    def on_call(call: cst.Call, kinds: Any, depth: int) -> None:
+        func = call.func
+        if found or not (isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and call.args):
+            return
+        kind = kinds(func.value)
+        if kind is None or kind.many or kind.squeezed:
+            return  # not a tensor whose dim 0 is the batch's samples
+        use = _fold(call, value_of(func.value), last, value_of)  # type: ignore[arg-type]
+        if use is not None:
+            found.append(use)
+
+    RowsScan(value_of, on_call, ctx.value).scan(loop.body, seeds)
+    return found[0] if found else None
+
+
+def _fold(call: cst.Call, tensor: Value, last: LastBatch, value_of: Callable[[Any], Value]) -> Optional[FullBatchUse]:
+    """The fold use of ``tensor.view(*sizes)`` (one of them -1) of the batch's rows, or None."""
+    sizes = [arg.value for arg in call.args]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [element.value for element in sizes[0].elements]
+    if any(arg.keyword is not None or arg.star for arg in call.args) or \
+            sum(_is_minus_one(size) for size in sizes) != 1:
+        return None
+    width = 1
+    for size in sizes:
+        if _is_minus_one(size):
+            continue
+        value = value_of(size)
+        if not (isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int)
+                and not isinstance(value.const, bool) and value.const > 0):
+            return None
+        width *= value.const
+    if not isinstance(tensor, TensorValue) or not tensor.shape or tensor.shape[0] not in (None, last.batch_size):
+        return None  # dim 0 holds the samples: unknown over every batch, or the full batch
+    per_row = 1
+    for dim in tensor.shape[1:]:
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            return None
+        per_row *= dim
+    full = last.batch_size * per_row
+    smaller = [last.remainder] if last.remainder else range(1, last.batch_size)
+    if per_row and full % width == 0 and all((r * per_row) % width for r in smaller):
+        return FullBatchUse(call, call, f"fold:{width}:{per_row}:{full // width}")
+    return None
+
+
+def _is_minus_one(node: Any) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+        isinstance(node.expression, cst.Integer) and node.expression.value == "1"
 
 
 def _called_function(callee: Value) -> "tuple[Optional[FunctionValue], int]":
