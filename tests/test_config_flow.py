@@ -78,6 +78,9 @@ def test_a_flag_switching_half_follows_its_default(flag, expected):
     ('["--fp16", "x"]', "type=int, default=0", False),  # argparse exits with a usage error
     ('["--fp16", "-1"]', "type=int, default=0", False),  # a value that looks like an option: not simulated
     ('["--fp16", "yes"]', "type=bool, default=False", False),  # type=bool: not simulated
+    ('["--fp16", "1"]', "type=int, default=0, choices=[0, 1]", True),
+    ('["--fp16", "2"]', "type=int, default=0, choices=[0, 1]", False),  # argparse exits: invalid choice
+    ('["--fp16", "1"]', "type=int, default=0, choices=sorted(set(range(2)))", True),  # choices not known: any
 ])
 def test_a_written_argument_list_is_parsed(argv, flag, expected):
     """``parse_args(["--fp16"])``: the options a written list sets are facts of the program

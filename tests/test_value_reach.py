@@ -459,6 +459,13 @@ out = nn.Linear({width}, 2)(feats)  # <-
 
 #: Look-alikes that run in torch: the engine must know what they do, or know it does not know.
 SILENT = {
+    "sequential_layer_replaced_on_a_branch": """
+        import random
+        seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        if random.random() < 2:
+            seq[0] = nn.Linear(6, 8)
+        seq(torch.randn(2, 6))
+    """,
     "sequential_layer_replaced_by_name": """
         seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
         seq.add_module("0", nn.Linear(6, 8))
@@ -547,6 +554,30 @@ for step in range(3):
     loss = model(torch.randn(8, 4), torch.randint(0, 2, (8,)){cast})
 """
 
+# a VGG-style cfg of more than six entries builds the network layer by layer; a plain
+# nn.Sequential subclass inside an nn.Sequential runs its layers
+_VGG_CFG = """
+def make_layers(cfg, in_channels=3):
+    layers = []
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(2, 2))
+        else:
+            layers += [nn.Conv2d(in_channels, v, 3, padding=1), nn.ReLU(inplace=True)]
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+class ConvBlock(nn.Sequential):
+    def __init__(self, cin, cout):
+        super().__init__(nn.Conv2d(cin, cout, 1), nn.ReLU())
+
+
+net = nn.Sequential(make_layers([8, "M", 8, 16, "M", 16, 32, "M", 32]), ConvBlock(32, 1))
+out = net(torch.randn(2, 3, 64, 64))
+loss = F.mse_loss(out, torch.randn(2, 1, {size}, {size}))  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -619,6 +650,16 @@ CASES = [
          "table = torch.FloatTensor(np.vander(np.linspace(0, 1, 9), 4))\n"
          "pos_enc = nn.Embedding.from_pretrained(table, freeze=True)\n"
          "out = pos_enc(torch.arange(1, 6).unsqueeze(0))\n"),
+    Case("vgg_cfg_and_sequential_subclass_inside_a_sequential", "TTL515", "must match the size",
+         _VGG_CFG.format(size=64), _VGG_CFG.format(size=8)),
+    # seq[-1] = layer replaces that layer (a head swapped for fine-tuning); on a branch it is unknown
+    Case("sequential_layer_replaced_by_index", "TTL502", "cannot be multiplied",
+         "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))\n"
+         "net[-1] = nn.Linear(16, 2)\n"
+         "out = net(torch.randn(2, 3, 16, 16))  # <-\n",
+         "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))\n"
+         "net[-1] = nn.Linear(8, 2)\n"
+         "out = net(torch.randn(2, 3, 16, 16))\n"),
     Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
          _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]

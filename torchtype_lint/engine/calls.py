@@ -199,6 +199,9 @@ def call_library_module(interp: "Interpreter", module: ModuleValue, args: CallAr
         elif isinstance(child, InstanceValue) and "forward" in child.cls.methods:
             value = call_function(interp, child.cls.methods["forward"], CallArgs([value], {}, [None], {}),
                                   node, child)
+        elif isinstance(child, InstanceValue) and isinstance(child.attrs.get(LIBRARY_PART), ModuleValue):
+            # a subclass of a layer (or a plain nn.Sequential subclass) without a forward: its layer runs
+            value = call_library_module(interp, child.attrs[LIBRARY_PART], CallArgs([value], {}, [None], {}), node)
         else:
             return TOP
         if value is TOP:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -131,6 +131,8 @@ class _FlagSpec:
     dest: str
     flag_value: Optional[bool] = None
     convert: Any = None
+    #: ``choices=[...]`` of known constants: a value outside them makes argparse exit (None: any).
+    choices: Optional[Tuple[Any, ...]] = None
 
 
 def _parsed_argv(parser: ParserValue, given: Value) -> Optional[Dict[str, Value]]:
@@ -166,6 +168,8 @@ def _parsed_argv(parser: ParserValue, given: Value) -> Optional[Dict[str, Value]
             const = spec.convert(attached)
         except ValueError:
             return None  # argparse exits with a usage error
+        if spec.choices is not None and const not in spec.choices:
+            return None  # argparse exits: "invalid choice"
         result[spec.dest] = StringValue(const) if isinstance(const, str) else ScalarValue(type(const).__name__, const)
     return result
 
@@ -173,19 +177,30 @@ def _parsed_argv(parser: ParserValue, given: Value) -> Optional[Dict[str, Value]
 def _flag_spec(dest: str, action_name: Optional[str], args: CallArgs) -> Optional[_FlagSpec]:
     """How a written argument list sets the option ``add_argument`` declares (None: not
     simulated)."""
-    if any(key in args.kw for key in ("nargs", "choices", "const")):
+    if any(key in args.kw for key in ("nargs", "const")):
         return None
     if action_name in _FLAG_DEFAULTS:
         return _FlagSpec(dest, flag_value=not _FLAG_DEFAULTS[action_name])
     if action_name not in (None, "store"):
         return None
     kind = args.kw.get("type")
+    # choices=sorted(REGISTRY) of unknown items: a value argparse takes is one of them, so the
+    # written value is what the program sees (a value outside them never gets past parse_args)
+    choices = _known_choices(args.kw.get("choices"))
     if kind is None:
-        return _FlagSpec(dest, convert=str)
+        return _FlagSpec(dest, convert=str, choices=choices)
     convert = _CONVERTERS.get(kind.qualname) if isinstance(kind, SymbolValue) else None
     if convert is None or convert is bool:
         return None
-    return _FlagSpec(dest, convert=convert)
+    return _FlagSpec(dest, convert=convert, choices=choices)
+
+
+def _known_choices(value: Optional[Value]) -> Optional[Tuple[Any, ...]]:
+    """The constants of a ``choices=`` list or tuple where every one is known, else None."""
+    if not isinstance(value, SequenceValue) or value.items is None:
+        return None
+    consts = [item.const if isinstance(item, (StringValue, ScalarValue)) else None for item in value.items]
+    return None if any(const is None for const in consts) else tuple(consts)
 
 
 def _add_argument(parser: ParserValue, args: CallArgs, node: Any) -> None:

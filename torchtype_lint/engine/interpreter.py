@@ -44,7 +44,7 @@ from ..knowledge.defaults import forget_uncertain_default
 from ..knowledge.functional import PARAMETER_CLASSES
 from ..knowledge.indexing import index_first
 from ..knowledge.module_dtypes import store_module_attribute
-from ..knowledge.nn_modules import exact_children, layers_unknown
+from ..knowledge.nn_modules import exact_children, layer_replaced, layers_unknown
 from ..knowledge.torch_objects import (
     NO_GRAD_CONTEXTS, array_attribute_assigned, in_place_result, library_object,
 )
@@ -82,6 +82,10 @@ Listener = Callable[[Any, "Interpreter"], None]
 MAX_LOOP_ITERATIONS = 3
 #: Loops over at most this many known items run item by item (see Interpreter._unrollable).
 MAX_UNROLLED = 6
+#: An outermost unrolled loop may have this many: a VGG-style ``cfg = [64, "M", 128, ...]`` that
+#: builds a network layer by layer (an inner loop still stops at MAX_UNROLLED, so the cost stays
+#: at most MAX_UNROLLED_OUTER * MAX_UNROLLED body runs).
+MAX_UNROLLED_OUTER = 24
 #: How many unrolled loops may nest (an epoch loop over range(2) around a loop over topk=(1, 5)).
 MAX_UNROLLED_NESTING = 2
 #: Loops nested deeper than this inside loops being analysed run their body once, with the
@@ -546,6 +550,10 @@ class Interpreter:
             return config
         if isinstance(test, ScalarValue) and test.pytype == "bool" and isinstance(test.const, bool):
             return test.const
+        if isinstance(test, ScalarValue) and test.pytype == "int" and isinstance(test.const, int):
+            return bool(test.const)  # `if args.fp16:` of a written `--fp16 1`
+        if isinstance(test, StringValue) and test.const is not None:
+            return bool(test.const)
         if isinstance(test, NoneValue):
             return False
         if isinstance(test, ChoiceValue) and len({bool(option) for option in test.options}) == 1:
@@ -741,7 +749,8 @@ class Interpreter:
             items = exact_children(iterable)  # an nn.Sequential / nn.ModuleList known layer by layer
         else:
             items = None
-        if (self._unrolling < MAX_UNROLLED_NESTING and items is not None and 0 < len(items) <= MAX_UNROLLED
+        limit = MAX_UNROLLED_OUTER if self._unrolling == 0 else MAX_UNROLLED
+        if (self._unrolling < MAX_UNROLLED_NESTING and items is not None and 0 < len(items) <= limit
                 and stmt.orelse is None and not leaves_early(stmt.body)):
             return items
         return None
@@ -1011,7 +1020,11 @@ class Interpreter:
         elif isinstance(target, cst.Subscript):
             container = self.eval(target.value)
             if isinstance(container, ModuleValue):
-                layers_unknown(container)  # seq[0] = layer: not followed
+                # seq[-1] = nn.Linear(512, 10) at a known index, surely run: that layer replaced
+                if not layer_replaced(container, [self.eval(e.slice.value) for e in target.slice
+                                                  if isinstance(e.slice, cst.Index)], value,
+                                      certain=not self._weak_update(container)):
+                    layers_unknown(container)
                 self.heap_version += 1
             index_values = [self.eval(element.slice.value) for element in target.slice
                             if isinstance(element.slice, cst.Index)]

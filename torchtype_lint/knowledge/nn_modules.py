@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..model.values import (
     CallArgs,
@@ -223,6 +223,25 @@ def sequential_added(module: ModuleValue, name: Optional[str], child: Value, cer
     module.children = tuple(children)
     module.param_dtypes = _children_dtype(module.children) if all(
         isinstance(c, ModuleValue) for c in module.children) else None
+
+
+def layer_replaced(module: ModuleValue, indices: List[Value], layer: Value, certain: bool) -> bool:
+    """``seq[i] = layer`` on an ``nn.Sequential`` or ``nn.ModuleList`` known layer by layer, at a
+    known int index in range (negative ones from the end), where the store surely happens: the
+    layer at ``i`` replaced in place (True). False when not followed (the caller forgets them)."""
+    children = exact_children(module)
+    position = indices[0].const if len(indices) == 1 and isinstance(indices[0], ScalarValue) \
+        and indices[0].pytype == "int" else None
+    if not certain or children is None or not isinstance(position, int) or isinstance(position, bool) \
+            or not -len(children) <= position < len(children) \
+            or not isinstance(layer, (ModuleValue, InstanceValue)):
+        return False
+    replaced = list(children)
+    replaced[position] = layer
+    module.children = tuple(replaced)
+    module.param_dtypes = _children_dtype(module.children) if all(
+        isinstance(c, ModuleValue) for c in module.children) else None
+    return True
 
 
 def layer_at(module: ModuleValue, index: Value) -> Value:
