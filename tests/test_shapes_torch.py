@@ -456,3 +456,27 @@ def test_padded_shape_matches_torch(shape, pads, mode):
     # a dim padded by (0, 0) keeps whatever it is, and an unknown one stays unknown
     if error is None and len(pads) >= 2 and pads[:2] == (0, 0) and ours is not None:
         assert S.padded_shape(shape[:-1] + ("n",), pads, mode)[-1] == "n"
+
+
+def test_index_arrays_give_numpy_and_torch_shapes():
+    # an integer index array (an ndarray or a tensor) in front of full slices: its shape, then the
+    # other dims (PALETTE[labels] maps a label map to colours); a bool mask keeps one dim of rows
+    import numpy as np
+
+    from torchtype_lint.knowledge.indexing import SLICE, index_shape
+    from torchtype_lint.model.values import ArrayValue, TensorValue
+
+    full = {1: (None, None, None)}
+    palette = np.zeros((4, 3), dtype=np.uint8)
+    labels = np.zeros((5, 6), dtype=np.int64)
+    mask = np.zeros((4,), dtype=bool)
+    table = torch.zeros(4, 3, 2)
+    for base, index, shape_of in (
+            (palette, labels, lambda i: ArrayValue(frozenset({"int64"}), i.shape)),
+            (palette, mask, lambda i: ArrayValue(frozenset({"bool"}), i.shape)),
+            (table, labels, lambda i: ArrayValue(frozenset({"int64"}), i.shape)),
+            (table, torch.zeros(7, dtype=torch.long), lambda i: TensorValue(frozenset({"int64"}), tuple(i.shape)))):
+        real = tuple(base[index].shape)
+        for indices, slices in (([shape_of(index)], {}), ([shape_of(index), SLICE], full)):
+            got = index_shape(tuple(base.shape), indices, slices)
+            assert got == real or (got is not None and got[0] is None and got[1:] == real[1:]), (got, real)

@@ -660,6 +660,16 @@ CASES = [
          "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))\n"
          "net[-1] = nn.Linear(8, 2)\n"
          "out = net(torch.randn(2, 3, 16, 16))\n"),
+    # a colour mask made by indexing a palette with a label map is (H, W, 3): not class indices
+    Case("palette_indexed_colour_mask_as_target", "TTL512", "only batches of spatial targets supported",
+         "palette = np.array([[0, 0, 0], [128, 0, 0], [0, 128, 0]], dtype=np.uint8)\n"
+         "labels = np.random.default_rng(0).integers(0, 3, (2, 8, 8))\n"
+         "colour = torch.from_numpy(palette[labels]).long()\n"
+         "loss = F.cross_entropy(torch.randn(2, 3, 8, 8), colour)  # <-\n",
+         "palette = np.array([[0, 0, 0], [128, 0, 0], [0, 128, 0]], dtype=np.uint8)\n"
+         "labels = np.random.default_rng(0).integers(0, 3, (2, 8, 8))\n"
+         "colour = torch.from_numpy(palette[labels]).long()\n"
+         "loss = F.cross_entropy(torch.randn(2, 3, 8, 8), torch.from_numpy(labels))\n"),
     Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
          _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]

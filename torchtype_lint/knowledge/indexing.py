@@ -52,11 +52,12 @@ def index_shape(shape: Any, indices: List[Value], slices: Dict[int, SliceBounds]
     ``slices`` maps the position of each ``SLICE`` in ``indices`` to its bounds."""
     if shape is None:
         return None
-    tensors = [i for i in indices if isinstance(i, TensorValue)]
+    # an index array (a tensor or an ndarray: PALETTE[labels] maps class ids to colours)
+    tensors = [i for i in indices if isinstance(i, (TensorValue, ArrayValue))]
     if tensors:
         index = indices[0]
         rest = indices[1:]
-        if len(tensors) != 1 or not isinstance(index, TensorValue) or index.shape is None or \
+        if len(tensors) != 1 or not isinstance(index, (TensorValue, ArrayValue)) or index.shape is None or \
                 index.dtype is None or any(r is not SLICE or slices[k + 1] != (None, None, None)
                                            for k, r in enumerate(rest)):
             return None
