@@ -466,6 +466,30 @@ MODULES = [
     ("m = torch.nn.Conv1d(2, 2, 1, bias=False)\nm.weight.data = torch.randn(2, 2, 1).double()",
      "m(x64.unsqueeze(0))"),
     ("m = torch.nn.Embedding(5, 2)\nm.weight.data = torch.randn(5, 2).half()", "m.weight"),
+    # attention weights: averaged over heads (N, L, S), per head (N, heads, L, S), unbatched (L, S)
+    ("mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)\nq, k = torch.randn(3, 5, 8), torch.randn(3, 7, 8)",
+     "mha(q, k, k)[1]"),
+    ("mha = torch.nn.MultiheadAttention(8, 2)\nq, k = torch.randn(5, 3, 8), torch.randn(7, 3, 8)",
+     "mha(q, k, k, average_attn_weights=False)[1]"),
+    ("mha = torch.nn.MultiheadAttention(8, 2)\nq, k = torch.randn(5, 8), torch.randn(7, 8)", "mha(q, k, k)[1]"),
+    ("mha = torch.nn.MultiheadAttention(8, 2)\nq = torch.randn(5, 3, 8)", "mha(q, q, q)[0]"),
+    ("layer = torch.nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)\n"
+     "dec = torch.nn.TransformerDecoder(layer, 2)", "dec(torch.randn(3, 4, 8), torch.randn(3, 6, 8))"),
+    ("", "torch.nn.TransformerDecoderLayer(8, 2, 16)(torch.randn(4, 3, 8), torch.randn(6, 3, 8))"),
+    # pad_sequence: (max L, N, *rest), or (N, max L, *rest) batch first; their dtype
+    ("from torch.nn.utils.rnn import pad_sequence\nseqs = [torch.ones(3, 2), torch.ones(5, 2), torch.ones(1, 2)]",
+     "pad_sequence(seqs)"),
+    ("from torch.nn.utils.rnn import pad_sequence\nseqs = [torch.tensor([1, 2]), torch.tensor([3])]",
+     "pad_sequence(seqs, batch_first=True, padding_value=0)"),
+    ("from torch.nn.utils.rnn import pad_sequence\nseqs = [torch.ones(n, 4).half() for n in (2, 6)]",
+     "pad_sequence(seqs, True)"),
+    ("", "x.repeat_interleave(2, dim=0)"), ("", "x.repeat_interleave(3, dim=-1)"), ("", "x.repeat_interleave(2)"),
+    ("", "torch.repeat_interleave(i, 2, dim=1)"), ("", "i.repeat_interleave(torch.tensor([1, 2]), dim=0)", LOOSE),
+    ("", "torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.0]))"),
+    ("", "torch.bucketize(x, torch.tensor([0.0]), out_int32=True)"),
+    ("", "torch.nn.functional.cosine_similarity(y4, y4, dim=1)"),
+    ("", "torch.nn.functional.cosine_similarity(x, v.unsqueeze(0))"),
+    ("", "torch.cosine_similarity(x64, x64, dim=-1)"),
 ]
 
 TABLE = CONSTRUCTORS + CASTS + OPS + NUMPY + MODULES

@@ -13,6 +13,7 @@ from ..model.values import (
     INT64, TOP, ModuleValue, NoneValue, Origin, ScalarValue, SequenceValue, StringValue, TensorValue, Value,
 )
 from . import nn_modules as NN
+from . import sequence_ops as SQ
 from . import shapes as S
 from .torch_api import Env, loss_dtypes, tensor_method
 
@@ -58,6 +59,8 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
             shape = (tuple(x.shape[:-1]) + (w.shape[0],)) if x.shape and w.shape and len(w.shape) == 2 else None
             return TensorValue(None if dtype is None else frozenset({dtype}), shape, x.origin, x.device)
         return TOP
+    if name == "cosine_similarity":
+        return SQ.cosine_similarity(args, node)
     if name == "one_hot":
         classes = args.get(1, "num_classes")
         count = classes.const if isinstance(classes, ScalarValue) and isinstance(classes.const, int) \

@@ -47,6 +47,7 @@ SIGNATURES: Dict[str, Tuple[str, ...]] = {
     "TransformerDecoderLayer": ("d_model", "nhead", "dim_feedforward"),
     "Transformer": ("d_model", "nhead"),
     "TransformerEncoder": ("encoder_layer", "num_layers"),
+    "TransformerDecoder": ("decoder_layer", "num_layers"),
     "MaxPool1d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
     "MaxPool2d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
     "MaxPool3d": ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"),
@@ -73,7 +74,7 @@ PARAMETERISED = {
     "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
     "ConvTranspose3d", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer",
-    "TransformerEncoder",
+    "TransformerEncoder", "TransformerDecoder",
 }
 NORMS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
          "InstanceNorm1d", "InstanceNorm2d"}
@@ -415,7 +416,8 @@ def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
     if name == "Embedding":
         return TensorValue(out_dtypes, shape, out_origin, x.device)
     if name == "MultiheadAttention":
-        return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, x.shape, out_origin, x.device), TOP))
+        weights = _attention_weights(module, x, args, out_dtypes, out_origin)
+        return SequenceValue("tuple", TOP, (TensorValue(out_dtypes, x.shape, out_origin, x.device), weights))
     if name in UPSAMPLING:
         cfg = module.config
         mode = UPSAMPLING[name] or cfg.get("mode", "nearest")
@@ -425,6 +427,37 @@ def _call_module(module: ModuleValue, args: CallArgs, node: Any) -> Value:
             size = scale = None  # both given (torch raises) or one not constant: sizes unknown
         return interpolated(x, size, scale, mode if isinstance(mode, str) else None)
     return TensorValue(out_dtypes, shape, out_origin, x.device)
+
+
+def _attention_weights(module: ModuleValue, query: TensorValue, args: CallArgs, dtypes: Any,
+                       origin: Optional[Origin]) -> Value:
+    """The attention weights ``nn.MultiheadAttention`` returns second: None with
+    ``need_weights=False``; averaged over heads (the default) ``(N, L, S)``, else
+    ``(N, heads, L, S)``; unbatched ``(L, S)`` / ``(heads, L, S)``. L is the query's length, S
+    the key's, N the batch (dim 0 with ``batch_first=True``, dim 1 without)."""
+    # forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights)
+    need = args.get(4, "need_weights") if args.has(4, "need_weights") else ScalarValue("bool", True)
+    average = args.get(6, "average_attn_weights") if args.has(6, "average_attn_weights") \
+        else ScalarValue("bool", True)
+    if isinstance(need, ScalarValue) and need.const is False:
+        return NoneValue()
+    key = args.get(1, "key")
+    batch_first = module.config.get("batch_first", False)
+    heads = module.config.get("num_heads")
+    if not (isinstance(need, ScalarValue) and need.const is True and isinstance(average, ScalarValue)
+            and isinstance(average.const, bool) and isinstance(key, TensorValue) and isinstance(batch_first, bool)):
+        return TOP
+    q, k = query.shape, key.shape
+    if q is None or k is None or len(q) != len(k) or len(q) not in (2, 3):
+        return TOP
+    if len(q) == 2:
+        lead: Tuple[Any, ...] = ()
+        length, source = q[0], k[0]
+    else:
+        lead = (q[0],) if batch_first else (q[1],)
+        length, source = (q[1], k[1]) if batch_first else (q[0], k[0])
+    per_head = () if average.const else (heads if isinstance(heads, int) else None,)
+    return TensorValue(dtypes, lead + per_head + (length, source), origin, query.device)
 
 
 #: ``F.interpolate`` modes that take only inputs of one rank (else torch raises).
@@ -529,7 +562,7 @@ def output_shape(module: ModuleValue, shape: Any) -> Any:
         return _recurrent_output_shape(cfg, shape)
     if name in ("LSTMCell", "GRUCell", "RNNCell"):  # the next state: (batch, hidden_size) or (hidden_size,)
         return recurrent_state_shape(module, shape, "h")
-    if name in ("TransformerEncoderLayer", "TransformerEncoder"):
+    if name in ("TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder"):
         # the input's shape, (S, E) or (N, S, E) / (S, N, E); a d_model other than E raises
         d_model = cfg.get("d_model")
         if len(shape) not in (2, 3) or (isinstance(d_model, int) and isinstance(shape[-1], int)

@@ -16,6 +16,7 @@ from ..model.values import (
 )
 from . import dtypes as D
 from . import shapes as S
+from . import sequence_ops as SQ
 from .devices import moved
 from .einsum import einsum_shape, parse_equation
 from .symbolic_dims import has_names
@@ -523,6 +524,9 @@ _TORCH_FUNCTIONS: Dict[str, Callable[[str, CallArgs, Any, Env], Value]] = {
     "where": _where,
     "meshgrid": _meshgrid, "inverse": _inverse, "linalg.inv": _inverse,
     "einsum": lambda name, args, node, env: _einsum(args, node),
+    "nn.utils.rnn.pad_sequence": lambda name, args, node, env: SQ.pad_sequence(args, node),
+    "bucketize": lambda name, args, node, env: SQ.bucketize(args, node),
+    "cosine_similarity": lambda name, args, node, env: SQ.cosine_similarity(args, node),
 }
 
 
@@ -694,7 +698,8 @@ BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
 
 TENSOR_OPS_ALSO_FUNCTIONS = (
     SHAPE_PRESERVING | FLOATING_UNARY | REDUCTIONS_KEEP | REDUCTIONS_INT64 | INDEX_RESULT
-    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "split", "chunk", "unbind", "tensor_split",
+    | set(PROMOTING_BINARY) | {"clamp", "clip", "repeat", "repeat_interleave", "split", "chunk", "unbind",
+                               "tensor_split",
                                "topk", "sort"}
     | BOOL_RESULT | {"flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute", "narrow", "select",
                      "t", "div", "true_divide", "matmul", "mm", "bmm", "mv", "dot",
@@ -764,6 +769,8 @@ def tensor_method(recv: TensorValue, name: str, args: CallArgs, node: Any, env: 
         shape = tuple(d * r if isinstance(d, int) and isinstance(r, int) else None
                       for d, r in zip(padded, reps))
         return TensorValue(recv.dtypes, shape, recv.origin, recv.device, recv.requires_grad)
+    if name == "repeat_interleave":
+        return SQ.repeat_interleave(recv, args)
     if name == "expand" and not args.has_star:
         sizes = shape_from_size_args(args, symbols=True)
         shape = None

@@ -12,6 +12,7 @@ MATMUL_LAYERS = {
     "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
     "ConvTranspose3d", "LSTMCell", "GRUCell", "RNNCell", "MultiheadAttention",
     "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer", "TransformerEncoder",
+    "TransformerDecoder",
 }
 
 
