@@ -61,6 +61,13 @@ CASES = [
         logits = torch.randn(3, 5).half()
         safe = torch.clamp(logits, min=-6e4, max=6e4)
         """),
+    ("float32_minimum_into_half", """
+        scores = torch.randn(2, 4).half()
+        scores = scores.masked_fill(scores > 0, torch.finfo(torch.float32).min)  # <-
+        """, """
+        scores = torch.randn(2, 4).half()
+        scores = scores.masked_fill(scores > 0, torch.finfo(scores.dtype).min)
+        """),
     ("infinity_into_an_integer_tensor", """
         dist = torch.zeros(3, 3, dtype=torch.int32)
         dist = dist.masked_fill(torch.eye(3, dtype=torch.bool), float("inf"))  # <-
@@ -178,3 +185,13 @@ def test_every_fill_entry_point_checks_the_range():
     for call in calls:
         with pytest.raises(RuntimeError, match="without overflow"):
             call()
+
+
+def test_dtype_info_table_is_torch_finfo_and_iinfo():
+    from torchtype_lint.knowledge.dtype_info import FINFO, IINFO
+
+    for table, info in ((FINFO, torch.finfo), (IINFO, torch.iinfo)):
+        for name, limits in table.items():
+            real = info(getattr(torch, name))
+            assert limits == {field: getattr(real, field) for field in limits}, name
+            assert all(type(v) is type(getattr(real, f)) for f, v in limits.items()), name

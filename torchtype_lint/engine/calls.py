@@ -20,6 +20,7 @@ from ..knowledge import numpy_api as NP
 from ..knowledge import torch_api as T
 from ..knowledge.autocast import under_autocast
 from ..knowledge.devices import device_origin, moved
+from ..knowledge.dtype_info import dtype_info
 from ..knowledge.data_pipeline import (
     CONCAT_DATASET_NAMES, DATALOADER_NAMES, PROGRESS_BARS, RANDOM_SPLIT_NAMES, SUBSET_NAMES,
     TENSOR_DATASET_NAMES, DataLoaderValue, SubsetValue, TensorDatasetValue, concat_dataset, dataloader, dataset_size,
@@ -408,6 +409,8 @@ def call_symbol(interp: "Interpreter", qualname: str, args: CallArgs, node: Any)
         return VT.construct(transform, args, node)
     if qualname in NAMESPACE_CLASSES:
         return namespace_of(args, node, qualname)
+    if qualname in ("torch.finfo", "torch.iinfo"):
+        return dtype_info(qualname, args, node, interp.default_float)  # torch.finfo(x.dtype).min
     if qualname == "builtins.getattr" and 2 <= len(args.pos) <= 3 and not args.kw and not args.has_star:
         return _named_attribute(interp, args, node)
     if qualname in DEFAULT_DEVICE_SETTERS:
