@@ -344,6 +344,22 @@ CASES = [
     # leave 1, whose 128 values cannot fill a row of 512
     Case("view_width_folds_the_batch", "TTL522", "is invalid for input of size",
          _FOLDED.format(width="batch_size * 8 * 4 * 4", mark="  # <-"), _FOLDED.format(width="8 * 4 * 4", mark="")),
+    # batches sliced by hand: on the range's last index X[i:i + bs] holds the remainder (1000 % 32 = 8)
+    Case("hand_sliced_last_batch_meets_a_full_size_state", "TTL508", "Sizes of tensors must match", """
+    X = torch.randn(1000, 4)
+    bs = 32
+    state = torch.zeros(bs, 8)
+    for i in range(0, len(X), bs):
+        xb = X[i:i + bs]
+        out = torch.cat([xb, state], dim=1)  # <-
+    """, """
+    X = torch.randn(1000, 4)
+    bs = 32
+    state = torch.zeros(bs, 8)
+    for i in range(0, len(X) - bs + 1, bs):
+        xb = X[i:i + bs]
+        out = torch.cat([xb, state], dim=1)
+    """),
     # the same in the loop, the dataset size not known: a width of B rows fails on every smaller batch
     Case("view_folds_batch_in_loop_unknown_size", "TTL522", "is invalid for input of size", """
     import sys
@@ -478,6 +494,8 @@ def test_warnings_name_the_path() -> None:
     assert any("the dataset's 9 samples are split into batches of 4" in m and "(layer [2]" in m for m in pooled)
     squeezed = messages(by_name["squeezed_maps_joined_on_dim_1"].bad)
     assert any("gets 1-D tensors and dim 1 is out of range" in m and "`.squeeze(2)`" in m for m in squeezed)
+    sliced = messages(by_name["hand_sliced_last_batch_meets_a_full_size_state"].bad)
+    assert any(m.startswith("On the loop's last iteration (`i` = 992): ") for m in sliced)
     folded = messages(by_name["view_width_folds_the_batch"].bad)
     assert any("holds 1 sample because the dataset size (13)" in m and "rows of 512 values" in m for m in folded)
     empty = messages(by_name["empty_list_tested_after_index"].bad)

@@ -228,6 +228,9 @@ class Interpreter:
         #: The command-line defaults the analysis followed so far (engine/configuration.py),
         #: in order, each a path or a size: reports made after them name them.
         self.config_assumptions: Dict[str, str] = {}
+        #: The paths the analysis is on that a finding made there names ("on the loop's last
+        #: iteration (`i` = 992)"), innermost last.
+        self.path_notes: List[str] = []
 
     # ------------------------------------------------------------------ public API
 
@@ -615,9 +618,11 @@ class Interpreter:
             if first is not None:
                 before = dict(self.frame.vars)
                 self._peeled(stmt, first)
+            last = self._range_last(stmt)
         else:
             self.eval(stmt.test)
             element = TOP
+            last = None
             if self._loop_nesting >= MAX_FIXPOINT_NESTING:
                 return self._havoc_loop(stmt, element)
         recording = self.recording
@@ -646,6 +651,20 @@ class Interpreter:
             if isinstance(stmt, cst.For):
                 self.assign_target(stmt.target, element, stmt)
             self.exec_body(stmt.body)
+            if last is not None:
+                # the last index of a known range (X[i:i + bs] then holds the remainder), over
+                # the state any iteration starts from
+                any_iteration = self.frame.vars
+                self.frame.vars = dict(state)
+                self.assign_target(stmt.target, last, stmt)
+                # what is found only here names the path (rules/context.py: with_assumptions)
+                self.path_notes.append(f"on the loop's last iteration (`{self.module.code_for_node(stmt.target)}` = "
+                                       f"{last.const})")  # type: ignore[attr-defined]
+                try:
+                    self.exec_body(stmt.body)
+                finally:
+                    self.path_notes.pop()
+                self.frame.vars = join_envs(any_iteration, self.frame.vars)
             self.frame.vars = join_envs(state, self.frame.vars)
             if isinstance(stmt, cst.For):  # xs.append(...) once per iteration: as many items as iterations
                 count_appended_lists(self, stmt, iteration_count(self, stmt.iter, iterable),
@@ -721,6 +740,25 @@ class Interpreter:
             return None
         numbers = range(*bounds)  # type: ignore[arg-type]
         return ScalarValue("int", numbers[0]) if len(numbers) else None
+
+    def _range_last(self, stmt: cst.For) -> Optional[Value]:
+        """The last int of a ``range(...)`` of known ints with at least two, for a loop outside
+        any other whose every iteration runs to its end: that iteration certainly runs once the
+        loop does (its index may differ from every other: ``X[i:i + bs]`` holds ``N % bs`` rows
+        on the last one). None otherwise."""
+        if stmt.orelse is not None or leaves_early(stmt.body) or self._loop_nesting or self._peeling_range \
+                or not isinstance(stmt.iter, cst.Call):
+            return None
+        callee = self._callees.get(stmt.iter)
+        if callee is None or callee.kind != "symbol" or callee.name != "builtins.range" or callee.args.kw \
+                or callee.args.has_star or not 1 <= len(callee.args.pos) <= 3:
+            return None
+        bounds = [a.const if isinstance(a, ScalarValue) and isinstance(a.const, int) and not isinstance(a.const, bool)
+                  else None for a in callee.args.pos]
+        if None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return None
+        numbers = range(*bounds)  # type: ignore[arg-type]
+        return ScalarValue("int", numbers[-1]) if len(numbers) >= 2 else None
 
     def _peeled(self, stmt: cst.For, first: Value) -> None:
         """The first iteration on its own, recorded, outside any branch: it certainly runs once

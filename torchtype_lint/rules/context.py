@@ -65,6 +65,9 @@ class RuleContext:
         """``report``, its message naming the command-line defaults the analysis followed to
         get here (engine/configuration.py), if any."""
         assumptions = self._interpreter.config_assumptions
+        paths = self._interpreter.path_notes
+        if paths:
+            report.message = f"{paths[-1][0].upper()}{paths[-1][1:]}: {report.message}"
         if assumptions:
             report.message = assumption_note(assumptions, report.code.startswith("TTL5")) + report.message
         return report
