@@ -168,3 +168,21 @@ def test_type_tests_the_engine_answers_agree_with_python():
                 answered += 1
                 assert said == hasattr(real, attr), (real, attr)
     assert answered > 100
+
+
+def test_layer_class_tests_match_issubclass_in_torch():
+    # isinstance(layer, nn.X) of a library layer: the engine's answer (or no answer) agrees with
+    # issubclass over every pair of layer classes it knows, and nn.Module holds for each
+    import torch.nn as nn
+
+    from torchtype_lint.knowledge.nn_modules import KNOWN
+    from torchtype_lint.knowledge.python_types import isinstance_truth
+    from torchtype_lint.model.values import ModuleValue, SymbolValue
+
+    for a in sorted(KNOWN):
+        layer = ModuleValue(f"torch.nn.{a}", {}, None)
+        assert isinstance_truth(layer, SymbolValue("torch.nn.Module")) is True
+        for b in sorted(KNOWN):
+            answer = isinstance_truth(layer, SymbolValue(f"torch.nn.{b}"))
+            assert answer is None or answer == issubclass(getattr(nn, a), getattr(nn, b)), (a, b)
+        assert isinstance_truth(layer, SymbolValue("torch.nn.modules.conv._ConvNd")) is None

@@ -578,6 +578,17 @@ out = net(torch.randn(2, 3, 64, 64))
 loss = F.mse_loss(out, torch.randn(2, 1, {size}, {size}))  # <-
 """
 
+_APPLIED = """
+def to_half(m):
+    if isinstance(m, nn.Linear):
+        m.half()
+
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model.apply(to_half)
+out = model({x})  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -670,6 +681,9 @@ CASES = [
          "labels = np.random.default_rng(0).integers(0, 3, (2, 8, 8))\n"
          "colour = torch.from_numpy(palette[labels]).long()\n"
          "loss = F.cross_entropy(torch.randn(2, 3, 8, 8), torch.from_numpy(labels))\n"),
+    # model.apply(fn) runs fn on every submodule: isinstance(m, nn.Linear) picks the Linear layers
+    Case("apply_casts_the_linear_layers", "TTL401", AsClaimed("RuntimeError"),
+         _APPLIED.format(x="torch.randn(3, 4)"), _APPLIED.format(x="torch.randn(3, 4).half()")),
     Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
          _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]

@@ -768,6 +768,9 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
     if name == "apply" and (len(args.pos) != 1 or not isinstance(args.pos[0], FunctionValue)
                             or may_change_mode(args.pos[0].node)):
         interp.training_unknown = True  # model.apply(fn): fn may set the modes of the submodules
+    if name == "apply":
+        _apply_to_submodules(interp, module, args, node)
+        return module
     if name in SELF_RETURNING_METHODS:
         return module
     if isinstance(module, InstanceValue) and name in REGISTER_METHODS:
@@ -785,6 +788,50 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
     if isinstance(module, ModuleValue) and name == "forward":
         return NN.call_module(module, args, node)
     return TOP
+
+
+#: The most submodules ``model.apply(fn)`` runs ``fn`` on one by one; beyond, their dtypes are unknown.
+_MAX_APPLIED = 64
+
+
+def _apply_to_submodules(interp: "Interpreter", module: Value, args: CallArgs, node: Any) -> None:
+    """``model.apply(fn)``: ``fn`` called on every submodule, children before their parent, as
+    torch does (``def to_half(m): if isinstance(m, nn.Linear): m.half()`` casts the Linear layers
+    only). A function not of the file, or too many submodules: the parameters' dtypes may have
+    changed, so they are no longer known (never the old ones, which a cast may have replaced)."""
+    fn = args.pos[0] if len(args.pos) == 1 and not args.kw and not args.has_star else TOP
+    order: list = []
+    _submodules_post_order(module, order, set())
+    if isinstance(fn, SymbolValue) and fn.qualname.startswith("torch.nn.init."):
+        return  # initialisers fill the parameters in place: dtypes and shapes stay
+    if not isinstance(fn, (FunctionValue, BoundMethod)) or len(order) > _MAX_APPLIED:
+        set_module_dtype(module, None, Origin(node, "model.apply(...)"), weak=True)
+        interp.heap_version += 1
+        return
+    for sub in order:
+        step = CallArgs([sub], {}, [None], {})
+        if isinstance(fn, BoundMethod):
+            call_function(interp, fn.function, step, node, fn.instance, force=True)
+        else:
+            call_function(interp, fn, step, node, force=True)
+
+
+def _submodules_post_order(module: Value, order: list, seen: set) -> None:
+    """Every module under ``module`` (layers of containers, a class's module attributes), each
+    child before its parent, each once: the order ``nn.Module.apply`` visits them."""
+    if id(module) in seen or len(order) > _MAX_APPLIED:
+        return
+    seen.add(id(module))
+    if isinstance(module, ModuleValue):
+        for child in module.children:
+            _submodules_post_order(child, order, seen)
+    elif isinstance(module, InstanceValue):
+        for value in list(module.attrs.values()):
+            if isinstance(value, (ModuleValue, InstanceValue)):
+                _submodules_post_order(value, order, seen)
+    else:
+        return
+    order.append(module)
 
 
 def _move_module(interp: "Interpreter", module: Value, device: str, node: Any, note: str) -> None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..model.values import SequenceValue, StringValue, SymbolValue, TensorValue, Value
+from ..model.values import ModuleValue, SequenceValue, StringValue, SymbolValue, TensorValue, Value
 from .named_tuples import type_name
+from .nn_modules import KNOWN
 from .tensor_arguments import TENSOR_ONLY_ATTRIBUTES
 
 #: The builtin classes a container value is an instance of, by the engine's container name.
@@ -24,7 +25,31 @@ _OTHER_CLASSES = frozenset({"builtins.int", "builtins.float", "builtins.bool", "
 _TENSOR = "torch.Tensor"
 
 
+#: The public ``torch.nn`` classes a known layer class derives from, besides ``nn.Module``
+#: (checked with ``issubclass`` over every pair in tests/test_container_used_as_tensor.py).
+PUBLIC_BASES = {"ReLU6": ("Hardtanh",), "UpsamplingBilinear2d": ("Upsample",),
+                "UpsamplingNearest2d": ("Upsample",), "ZeroPad1d": ("ConstantPad1d",),
+                "ZeroPad2d": ("ConstantPad2d",), "ZeroPad3d": ("ConstantPad3d",)}
+_NN = "torch.nn."
+
+
+def _layer_is(layer: ModuleValue, qualname: str) -> Optional[bool]:
+    """``isinstance(layer, nn.X)`` of a library layer: its class, a public base or ``nn.Module``;
+    False for another layer class the engine knows; None for any other class."""
+    if qualname == "torch.nn.Module":
+        return True
+    short = layer.short_name
+    if not layer.qualname.startswith(_NN) or short not in KNOWN or not qualname.startswith(_NN):
+        return None
+    tested = qualname[len(_NN):]
+    if tested not in KNOWN:
+        return None  # nn.modules.conv._ConvNd and the like: bases not tabled
+    return tested == short or tested in PUBLIC_BASES.get(short, ())
+
+
 def _one(value: Value, qualname: str) -> Optional[bool]:
+    if isinstance(value, ModuleValue):
+        return _layer_is(value, qualname)
     if isinstance(value, TensorValue):
         if qualname == _TENSOR:
             return True
