@@ -520,6 +520,9 @@ QUOTED = [
     ("a = torch.gather(torch.randn(2, 3), 1, torch.zeros(2, 1, dtype=torch.uint8))", "TTL209"),
     ("x = torch.randn(3)\na = x[torch.tensor([0, 1], dtype=torch.int16)]", "TTL210"),
     ("x = torch.randn(3)\nx[1.0] = 2.0", "TTL210"),
+    # float slice bounds: a one-element float tensor (TypeError), a computed Python float
+    ("x = torch.zeros(3, 10)\nc = torch.tensor([4.0, 5.0])\na = x[:, c[0] - 2:c[0] + 2]", "TTL210"),
+    ("x = torch.zeros(3, 10)\nn = 10\na = x[:, n / 2:]", "TTL210"),
     ("a = torch.tensor([1, 2]).var()", "TTL211"),
     ("a = torch.std_mean(torch.tensor([1, 2]))", "TTL211"),
     ("a = torch.var_mean(torch.tensor([1, 2]))", "TTL211"),

@@ -22,13 +22,17 @@ class FloatTensorIndex(DtypeRule):
     """
     ## What it does
     Flags indexing a tensor with a floating-point (or int8/int16) index tensor, or with a
-    Python float: `x[idx]` where `idx` is float32, `x[i / 2]`.
+    Python float: `x[idx]` where `idx` is float32, `x[i / 2]`; and slicing it with a float bound:
+    a one-element float tensor (`img[:, c[1] - h:c[1] + h]` of float landmarks) or a computed
+    Python float (`x[n / 2:]`).
 
     ## Why is this bad?
     Tensor indices must be int64, int32, uint8 or bool: `IndexError: tensors used as
     indices must be long, int, byte or bool tensors`, and Python floats are rejected with
     `IndexError: only integers, slices (`:`), ellipsis (`...`), None and long or byte
-    Variables are valid indices (got float)`. Float indices usually come from true division
+    Variables are valid indices (got float)`; a float slice bound raises `TypeError: only integer
+    tensors of a single element can be converted to an index` (a tensor) or `slice indices must
+    be integers or None or have an __index__ method` (a float). Float indices usually come from true division
     (`/`), which always gives floats, or from `torch.tensor` of float literals.
 
     ## Example
@@ -54,8 +58,10 @@ class FloatTensorIndex(DtypeRule):
     severity = "error"
     listens = (cst.Subscript, cst.Assign)
     fix_safety = "unsafe"
-    runtime = RuntimeClaim("IndexError", r"tensors used as indices must be long, int, byte or bool tensors|"
-                                         r"are valid indices \(got float\)")
+    runtime = RuntimeClaim("Exception", r"tensors used as indices must be long, int, byte or bool tensors|"
+                                        r"are valid indices \(got float\)|"
+                                        r"only integer tensors of a single element can be converted to an index|"
+                                        r"slice indices must be integers")
 
     def visit(self, node: Any, ctx: RuleContext) -> None:
         if isinstance(node, cst.Assign):
@@ -70,6 +76,10 @@ class FloatTensorIndex(DtypeRule):
         if not isinstance(container, TensorValue):
             return
         for element in sub.slice:
+            if isinstance(element.slice, cst.Slice):
+                if self._slice_bound(sub, element.slice, ctx, report_node):
+                    return
+                continue
             if not isinstance(element.slice, cst.Index):
                 continue
             index_node = element.slice.value
@@ -89,6 +99,30 @@ class FloatTensorIndex(DtypeRule):
                           f"tensors\"); use `{code(index_node, 30)}.long()`",
                           origin=index.origin, fix=fix)
                 return
+
+
+    def _slice_bound(self, sub: cst.Subscript, bounds: cst.Slice, ctx: RuleContext, report_node: Any) -> bool:
+        """A slice bound that is a float: a one-element float tensor (``center[i, 1] - h`` of float
+        landmarks) or a Python float the file computes (``n / 2``). True when reported."""
+        for bound in (bounds.lower, bounds.upper, bounds.step):
+            if bound is None:
+                continue
+            value = ctx.value(bound)
+            if isinstance(value, TensorValue) and value.shape is not None and all(d == 1 for d in value.shape) \
+                    and all_dtypes(value, lambda d: d not in (INT64, INT32, UINT8, BOOL, "int16", "int8")):
+                self.flag(ctx, report_node,
+                          f"slicing `{code(sub.value, 30)}` with the {show(value)} tensor `{code(bound, 30)}`"
+                          f"{origin_note(value)} as a bound raises TypeError (\"only integer tensors of a single "
+                          f"element can be converted to an index\"); use `int({code(bound, 30)})` or make it an "
+                          "integer tensor", origin=value.origin)
+                return True
+            if isinstance(value, ScalarValue) and value.pytype == "float" and _computed_float(bound, value):
+                self.flag(ctx, report_node,
+                          f"slicing `{code(sub.value, 30)}` with the Python float `{code(bound, 30)}` as a bound "
+                          "raises TypeError (\"slice indices must be integers or None or have an __index__ "
+                          f"method\"); use an int: `int({code(bound, 30)})` or `//` instead of `/`")
+                return True
+        return False
 
 
 def _computed_float(node: Any, value: ScalarValue) -> bool:
