@@ -589,6 +589,20 @@ model.apply(to_half)
 out = model({x})  # <-
 """
 
+_CUT_CHILDREN = """
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 10)
+
+
+backbone = nn.Sequential(*list(Classifier().children())[:-{cut}], nn.Flatten())
+head = nn.Linear(8, 4)
+out = head(backbone(torch.randn(2, 3, 8, 8)))  # <-
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -684,6 +698,10 @@ CASES = [
     # model.apply(fn) runs fn on every submodule: isinstance(m, nn.Linear) picks the Linear layers
     Case("apply_casts_the_linear_layers", "TTL401", AsClaimed("RuntimeError"),
          _APPLIED.format(x="torch.randn(3, 4)"), _APPLIED.format(x="torch.randn(3, 4).half()")),
+    # list(model.children())[:-k] keeps the layers before the head (a Sequential's, a model class's
+    # in the order they were set): cutting one too many leaves the features unpooled
+    Case("backbone_cut_from_children", "TTL502", "cannot be multiplied",
+         _CUT_CHILDREN.format(cut=2), _CUT_CHILDREN.format(cut=1)),
     Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
          _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]

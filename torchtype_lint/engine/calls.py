@@ -10,7 +10,7 @@ are applied here too, to every binding that holds the mutated object.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import libcst as cst
 
@@ -700,6 +700,11 @@ _NOT_DTYPE_KEYWORDS = ("device", "non_blocking", "memory_format", "copy")
 def module_instance_method(interp: "Interpreter", module: Value, name: str, args: CallArgs,
                            node: Any) -> Value:
     """Module methods that act in place: ``.double()``, ``.to(dtype)``, ``.cuda()``..."""
+    if name == "children" and not args.pos and not args.kw and not args.has_star:
+        children = _children(module)
+        # list(model.children())[:-2] keeps the layers before the head, one by one
+        return TOP if children is None else SequenceValue("list", join_all(list(children)) if children else TOP,
+                                                          children)
     if name in MUTATING_METHODS:
         interp.heap_version += 1
     if name in MODULE_CAST_METHODS:
@@ -788,6 +793,17 @@ def module_instance_method(interp: "Interpreter", module: Value, name: str, args
     if isinstance(module, ModuleValue) and name == "forward":
         return NN.call_module(module, args, node)
     return TOP
+
+
+def _children(module: Value) -> Optional[Tuple[Value, ...]]:
+    """What ``module.children()`` yields, in order, where the engine knows every child: the layers
+    of an ``nn.Sequential``/``nn.ModuleList``, or the module attributes of a model class of the
+    file in the order they were first set (torch's registration order). None otherwise."""
+    if isinstance(module, ModuleValue):
+        return NN.exact_children(module)
+    if isinstance(module, InstanceValue) and LIBRARY_PART not in module.attrs:
+        return tuple(v for v in module.attrs.values() if isinstance(v, (ModuleValue, InstanceValue)))
+    return None
 
 
 #: The most submodules ``model.apply(fn)`` runs ``fn`` on one by one; beyond, their dtypes are unknown.
