@@ -490,6 +490,13 @@ MODULES = [
     ("", "torch.nn.functional.cosine_similarity(y4, y4, dim=1)"),
     ("", "torch.nn.functional.cosine_similarity(x, v.unsqueeze(0))"),
     ("", "torch.cosine_similarity(x64, x64, dim=-1)"),
+    # elementwise activations and normalisations of the functional API keep dtype and shape
+    *[("", f"torch.nn.functional.{name}({arg})") for name, arg in (
+        ("softplus", "y4"), ("mish", "x64"), ("hardswish", "x"), ("hardsigmoid", "x.half()"), ("selu", "y4"),
+        ("celu", "x"), ("softsign", "x"), ("logsigmoid", "x64"), ("tanhshrink", "x"), ("softshrink", "x"),
+        ("hardshrink", "x"), ("dropout1d", "b3"), ("dropout2d", "y4"), ("dropout3d", "y4.unsqueeze(0)"),
+        ("alpha_dropout", "x"), ("group_norm", "y4, 3"), ("instance_norm", "y4"),
+        ("local_response_norm", "y4, 2"))],
 ]
 
 TABLE = CONSTRUCTORS + CASTS + OPS + NUMPY + MODULES

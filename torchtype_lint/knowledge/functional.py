@@ -32,6 +32,13 @@ _POOLS = {
 }
 
 
+#: Elementwise activations and normalisations that keep their floating input's dtype and shape
+#: (rows in tests/test_knowledge_torch.py).
+_SAME_SHAPE_ACTIVATIONS = ("softplus", "mish", "hardswish", "hardsigmoid", "selu", "celu", "softsign", "logsigmoid",
+                           "tanhshrink", "softshrink", "hardshrink", "dropout1d", "dropout2d", "dropout3d",
+                           "alpha_dropout", "group_norm", "instance_norm", "local_response_norm")
+
+
 def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
     """torch.nn.functional.<name>."""
     x = args.get(0, "input")
@@ -45,7 +52,7 @@ def functional(name: str, args: CallArgs, node: Any, env: Env) -> Value:
         return tensor_method(x, name, method_args, node, env)
     if name in ("relu", "gelu", "silu", "leaky_relu", "dropout", "elu", "hardtanh", "relu6",
                 "softmax", "log_softmax", "normalize", "pad",
-                "layer_norm", "batch_norm"):
+                "layer_norm", "batch_norm", *_SAME_SHAPE_ACTIVATIONS):
         if isinstance(x, TensorValue):
             shape = x.shape if name != "pad" else _padded(x, args)
             return TensorValue(x.dtypes, shape, x.origin, x.device, x.requires_grad)
