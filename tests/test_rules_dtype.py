@@ -503,6 +503,9 @@ QUOTED = [
     # nll_loss takes no class probabilities: a float target fails whatever the (unknown) input
     ("x = getattr(torch, 'randn')(4, 3)\na = F.nll_loss(x, torch.zeros(4))", "TTL207"),
     ("a = nn.CrossEntropyLoss()(torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 4))", "TTL207"),
+    # an int32 target fails cross_entropy whatever the (unknown) input: as indices or as probabilities
+    ("x = getattr(torch, 'randn')(4, 3)\na = F.cross_entropy(x, torch.zeros(4, dtype=torch.int32))", "TTL207"),
+    ("x = getattr(torch, 'randn')(4, 3)\na = F.cross_entropy(x, torch.zeros(4, 3, dtype=torch.int16))", "TTL207"),
     ("a = F.cross_entropy(torch.randn(4, 3), torch.zeros(4, 3, dtype=torch.int32))", "TTL207"),
     ("a = nn.BCELoss()(torch.rand(4).half(), torch.rand(4))", "TTL208"),
     ("a = F.binary_cross_entropy_with_logits(torch.randn(4), torch.ones(4, dtype=torch.int32))", "TTL208"),

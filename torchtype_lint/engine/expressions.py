@@ -91,7 +91,9 @@ def _comprehension(interp: "Interpreter", node: Any) -> Value:
             known = _dict_comprehension(interp, node, iterable)
             if known is not None:
                 return known
-        if isinstance(node, (cst.ListComp, cst.SetComp)) and for_in.inner_for_in is None and not for_in.ifs:
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and for_in.inner_for_in is None \
+                and not for_in.ifs:
+            # a generator over known items too: `a, b = (torch.from_numpy(x) for x in (xa, xb))`
             iterable = interp.eval(for_in.iter)
             items = _exact_items(iterable)
             if items is not None and not interp._comprehension_unrolling:
@@ -165,7 +167,8 @@ def _item_by_item(interp: "Interpreter", node: Any, items: Tuple[Value, ...]) ->
         interp._comprehension_unrolling -= 1
     if isinstance(node, cst.SetComp):
         return SequenceValue("set", join_all(values), None)
-    return SequenceValue("list", join_all(values), tuple(values))
+    container = "generator" if isinstance(node, cst.GeneratorExp) else "list"
+    return SequenceValue(container, join_all(values), tuple(values))
 
 
 def _kept_items(interp: "Interpreter", node: Any, items: Tuple[Value, ...]) -> Optional[Tuple[Value, ...]]:

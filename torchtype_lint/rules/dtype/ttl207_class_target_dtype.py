@@ -7,6 +7,7 @@ import libcst as cst
 
 from ...model.findings import Fix
 from ...model.values import FLOAT32, INT64, UINT8, TensorValue, Value, Category, category
+from ..torch_messages import TorchMessage
 from ..base import RuntimeClaim, register
 from ..dtype_names import one, origin_note, said, scalar_type_name, show
 from ..dtype_predicates import all_dtypes, dtypes_of, is_float, rank
@@ -83,6 +84,17 @@ class ClassTargetDtype(DtypeRule):
                          "expected target dtype to be Long or Byte, but got "
                          f"{scalar_type_name(one(target)) if one(target) else '...'}")
             return
+        if name == "cross_entropy" and unknown_input and \
+                all(category(d) <= Category.INT and d not in (INT64, UINT8) for d in dtypes):
+            # an int32/int16/int8/bool target fails whatever the input: torch reads it as class
+            # indices (Long or Byte only) or, with the input's shape, as probabilities (float only)
+            t = one(target)
+            got = scalar_type_name(t) if t else None
+            wordings = TorchMessage.of(
+                "expected target dtype to be Long or Byte" + (f", but got {got}" if got else ""),
+                "Expected floating point type for target with class probabilities" + (f", got {got}" if got else ""))
+            self._report(ctx, node, shown, target, target_node, INT64, "", quoted=wordings.quoted())
+            return
         if not isinstance(logits, TensorValue) or not all_dtypes(logits, is_float):
             return
         lr, tr = rank(logits), rank(target)
@@ -114,7 +126,7 @@ class ClassTargetDtype(DtypeRule):
         self._report(ctx, node, shown, target, target_node, want, message)
 
     def _report(self, ctx: RuleContext, node: cst.Call, shown: str, target: Value, target_node: Any,
-                want: str, message: str) -> None:
+                want: str, message: str, quoted: str = "") -> None:
         fix = None
         if target_node is not None:
             fix = Fix(target_node, cast_expr(target_node, want),
@@ -123,7 +135,7 @@ class ClassTargetDtype(DtypeRule):
                    else "a target of the input's shape holds class probabilities, which must be float")
         self.flag(ctx, node,
                   f"`{shown}` target is {show(target)}{origin_note(target)} but {meaning}: torch raises "
-                  f"RuntimeError ({said(message)}); use "
+                  f"RuntimeError ({quoted or said(message)}); use "
                   f"`{cast_text(code(target_node, 30) if target_node is not None else 'target', want)}`",
                   origin=target.origin, fix=fix)
 
