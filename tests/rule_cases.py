@@ -40,3 +40,45 @@ def bad_outcomes(header: str, pairs: Sequence[Tuple[str, str, str]], silent: Dic
     for name in silent:
         assert results[name + ":silent"] == "", (name, results[name + ":silent"])
     return {name: results[name + ":bad"] for name, _, _ in pairs}
+
+
+def rule_case_tests(code: str, header: str, cases: Sequence[Tuple[str, ...]], silent: Dict[str, str],
+                    raises: str = "RuntimeError"):
+    """The four tests of a rule's case file, as module-level names for pytest to collect:
+    each bad program reported on its ``# <-`` line and only there, each twin and look-alike
+    silent, and every case true in torch (the exception class, the wording as the rule's claim
+    accepts it, the finding's quote found in what the torch installed here raised). A case is
+    ``(name, bad, good)`` or ``(name, bad, good, exception class)``."""
+    import pytest
+    from torch_runs import AsClaimed, quotes_what_torch_raised, raised_as_said
+
+    ids = [case[0] for case in cases]
+
+    def lines(body: str) -> Tuple[List[int], str]:
+        source = program(header, body)
+        return [line for line, _ in reported(source, code)], source
+
+    @pytest.mark.parametrize("case", cases, ids=ids)
+    def test_bad_program_reported_on_its_line(case):
+        found, source = lines(case[1])
+        assert found == [marked_line(source)]
+
+    @pytest.mark.parametrize("case", cases, ids=ids)
+    def test_twin_is_silent(case):
+        assert lines(case[2])[0] == []
+
+    @pytest.mark.parametrize("name", sorted(silent))
+    def test_look_alikes_are_silent(name):
+        assert lines(silent[name])[0] == []
+
+    def test_cases_are_true_in_torch():
+        outcomes = bad_outcomes(header, [tuple(case[:3]) for case in cases], silent)
+        for case in cases:
+            name, bad = case[0], case[1]
+            expected = case[3] if len(case) > 3 else raises
+            assert raised_as_said(code, AsClaimed(expected), outcomes[name]), (name, outcomes[name])
+            message = reported(program(header, bad), code)[0][1]
+            assert quotes_what_torch_raised(message, outcomes[name]), (message, outcomes[name])
+
+    return (test_bad_program_reported_on_its_line, test_twin_is_silent, test_look_alikes_are_silent,
+            test_cases_are_true_in_torch)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from rule_cases import bad_outcomes, marked_line, program, reported
-from torch_runs import AsClaimed, quotes_what_torch_raised, raised_as_said
+from rule_cases import rule_case_tests
 
 from torchtype_lint.knowledge.fill_values import FINITE_RANGE, overflows
 
@@ -108,34 +107,8 @@ SILENT = {
 }
 
 
-def _lines(body: str):
-    source = program(HEADER, body)
-    return [line for line, _ in reported(source, "TTL403")], source
-
-
-@pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
-def test_bad_program_reported_on_its_line(name, bad, good):
-    lines, source = _lines(bad)
-    assert lines == [marked_line(source)]
-
-
-@pytest.mark.parametrize("name,bad,good", CASES, ids=[c[0] for c in CASES])
-def test_twin_is_silent(name, bad, good):
-    assert _lines(good)[0] == []
-
-
-@pytest.mark.parametrize("name", sorted(SILENT))
-def test_look_alikes_are_silent(name):
-    assert _lines(SILENT[name])[0] == []
-
-
-def test_cases_are_true_in_torch():
-    # the exception class, the wording as the rule's claim accepts it, and the quote as raised here
-    outcomes = bad_outcomes(HEADER, CASES, SILENT)
-    for name, bad, _ in CASES:
-        assert raised_as_said("TTL403", AsClaimed("RuntimeError"), outcomes[name]), (name, outcomes[name])
-        message = reported(program(HEADER, bad), "TTL403")[0][1]
-        assert quotes_what_torch_raised(message, outcomes[name]), (message, outcomes[name])
+(test_bad_program_reported_on_its_line, test_twin_is_silent, test_look_alikes_are_silent,
+ test_cases_are_true_in_torch) = rule_case_tests("TTL403", HEADER, CASES, SILENT)
 
 
 def _raises(dtype, value) -> bool:

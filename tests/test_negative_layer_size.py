@@ -4,8 +4,7 @@ and stay silent; the table of size parameters is checked layer by layer."""
 from __future__ import annotations
 
 import pytest
-from rule_cases import bad_outcomes, marked_line, program, reported
-from torch_runs import AsClaimed, quotes_what_torch_raised, raised_as_said
+from rule_cases import rule_case_tests
 
 from torchtype_lint.knowledge.nn_modules import SIGNATURES
 from torchtype_lint.rules.shape.ttl535_negative_layer_size import SIZE_PARAMETERS
@@ -48,33 +47,8 @@ SILENT = {
 }
 
 
-def _lines(body: str):
-    source = program(HEADER, body)
-    return [line for line, _ in reported(source, "TTL535")], source
-
-
-@pytest.mark.parametrize("name,bad,good,raises", CASES, ids=[c[0] for c in CASES])
-def test_bad_program_reported_on_its_line(name, bad, good, raises):
-    lines, source = _lines(bad)
-    assert lines == [marked_line(source)]
-
-
-@pytest.mark.parametrize("name,bad,good,raises", CASES, ids=[c[0] for c in CASES])
-def test_twin_is_silent(name, bad, good, raises):
-    assert _lines(good)[0] == []
-
-
-@pytest.mark.parametrize("name", sorted(SILENT))
-def test_look_alikes_are_silent(name):
-    assert _lines(SILENT[name])[0] == []
-
-
-def test_cases_are_true_in_torch():
-    outcomes = bad_outcomes(HEADER, [c[:3] for c in CASES], SILENT)
-    for name, bad, _, raises in CASES:
-        assert raised_as_said("TTL535", AsClaimed(raises), outcomes[name]), (name, outcomes[name])
-        message = reported(program(HEADER, bad), "TTL535")[0][1]
-        assert quotes_what_torch_raised(message, outcomes[name]), (message, outcomes[name])
+(test_bad_program_reported_on_its_line, test_twin_is_silent, test_look_alikes_are_silent,
+ test_cases_are_true_in_torch) = rule_case_tests("TTL535", HEADER, CASES, SILENT)
 
 
 @pytest.mark.parametrize("layer", sorted(SIZE_PARAMETERS))

@@ -728,6 +728,22 @@ class Interpreter:
         """The first int of ``range(...)`` of known ints that is not empty, for a loop outside
         any other (a range loop in a loop, or in a first iteration already run on its own,
         is not peeled: the cost stays bounded)."""
+        numbers = self._outer_range(node)
+        return ScalarValue("int", numbers[0]) if numbers else None
+
+    def _range_last(self, stmt: cst.For) -> Optional[Value]:
+        """The last int of a ``range(...)`` of known ints with at least two, for a loop outside
+        any other whose every iteration runs to its end: that iteration certainly runs once the
+        loop does (its index may differ from every other: ``X[i:i + bs]`` holds ``N % bs`` rows
+        on the last one). None otherwise."""
+        if stmt.orelse is not None or leaves_early(stmt.body):
+            return None
+        numbers = self._outer_range(stmt.iter)
+        return ScalarValue("int", numbers[-1]) if numbers is not None and len(numbers) >= 2 else None
+
+    def _outer_range(self, node: Any) -> Optional[range]:
+        """The numbers of ``range(...)`` of known ints iterated by a loop outside any other (and
+        outside a first iteration run on its own); None otherwise."""
         if self._loop_nesting or self._peeling_range or not isinstance(node, cst.Call):
             return None
         callee = self._callees.get(node)
@@ -738,27 +754,7 @@ class Interpreter:
                   else None for a in callee.args.pos]
         if None in bounds or len(bounds) == 3 and bounds[2] == 0:
             return None
-        numbers = range(*bounds)  # type: ignore[arg-type]
-        return ScalarValue("int", numbers[0]) if len(numbers) else None
-
-    def _range_last(self, stmt: cst.For) -> Optional[Value]:
-        """The last int of a ``range(...)`` of known ints with at least two, for a loop outside
-        any other whose every iteration runs to its end: that iteration certainly runs once the
-        loop does (its index may differ from every other: ``X[i:i + bs]`` holds ``N % bs`` rows
-        on the last one). None otherwise."""
-        if stmt.orelse is not None or leaves_early(stmt.body) or self._loop_nesting or self._peeling_range \
-                or not isinstance(stmt.iter, cst.Call):
-            return None
-        callee = self._callees.get(stmt.iter)
-        if callee is None or callee.kind != "symbol" or callee.name != "builtins.range" or callee.args.kw \
-                or callee.args.has_star or not 1 <= len(callee.args.pos) <= 3:
-            return None
-        bounds = [a.const if isinstance(a, ScalarValue) and isinstance(a.const, int) and not isinstance(a.const, bool)
-                  else None for a in callee.args.pos]
-        if None in bounds or len(bounds) == 3 and bounds[2] == 0:
-            return None
-        numbers = range(*bounds)  # type: ignore[arg-type]
-        return ScalarValue("int", numbers[-1]) if len(numbers) >= 2 else None
+        return range(*bounds)  # type: ignore[arg-type]
 
     def _peeled(self, stmt: cst.For, first: Value) -> None:
         """The first iteration on its own, recorded, outside any branch: it certainly runs once

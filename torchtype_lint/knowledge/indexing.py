@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from ..model.values import TOP, BOOL, ArrayValue, NoneValue, ScalarValue, StringValue, TensorValue, Value
+from ..model.values import BOOL, ArrayValue, NoneValue, ScalarValue, StringValue, TensorValue, Value
 from .layouts import made_by, strides_of, with_layout
 
 #: Stands for a slice (``a:b:c``) among the indices; its bounds are passed separately.

@@ -6,7 +6,7 @@ nll_loss. Measured in torch: rows in tests/test_knowledge_torch.py.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Sequence
 
 from ..model.values import Shape, TensorValue, Value
 from . import shapes as S

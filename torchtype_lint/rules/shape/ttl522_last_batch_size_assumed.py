@@ -259,8 +259,29 @@ def _folded_batch_view(loop: cst.For, loader: DataLoaderValue, enumerated: bool,
     6)``), and the last batch cannot fill its rows. Without a known last size, only where no
     smaller batch can fill them."""
     last = loader.last_batch
-    if loader.collated is not None or last is None:
-        return None  # a collate_fn of the file: dim 0 may not be the rows
+    if last is None:
+        return None
+
+    def judge(call: cst.Call, kinds: Any, value_of: Callable[[Any], Value]) -> Optional[FullBatchUse]:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and call.args):
+            return None
+        kind = kinds(func.value)
+        if kind is None or kind.many or kind.squeezed:
+            return None  # not a tensor whose dim 0 is the batch's samples
+        return _fold(call, value_of(func.value), last, value_of)  # type: ignore[arg-type]
+
+    return _first_use_of_rows(loop, loader, enumerated, ctx, judge)
+
+
+def _first_use_of_rows(loop: cst.For, loader: DataLoaderValue, enumerated: bool, ctx: RuleContext,
+                       judge: Callable[[cst.Call, Any, Callable[[Any], Value]], Optional[FullBatchUse]]
+                       ) -> Optional[FullBatchUse]:
+    """The first call the batch's rows reach (in the loop or in the functions it calls with them,
+    ``RowsScan``) that ``judge(call, kinds, value_of)`` makes a use of; None when none does, or
+    when a ``collate_fn`` of the file makes the batch (dim 0 may not be the rows)."""
+    if loader.collated is not None:
+        return None
     seeds = loop_seeds(loop.target, enumerated, batch(loader))
     if not seeds:
         return None
@@ -271,15 +292,10 @@ def _folded_batch_view(loop: cst.For, loader: DataLoaderValue, enumerated: bool,
         return ctx.value(expr) if id(expr) in body_nodes else ctx.joined_value(expr)
 
     def on_call(call: cst.Call, kinds: Any, depth: int) -> None:
-        func = call.func
-        if found or not (isinstance(func, cst.Attribute) and func.attr.value in ("view", "reshape") and call.args):
-            return
-        kind = kinds(func.value)
-        if kind is None or kind.many or kind.squeezed:
-            return  # not a tensor whose dim 0 is the batch's samples
-        use = _fold(call, value_of(func.value), last, value_of)  # type: ignore[arg-type]
-        if use is not None:
-            found.append(use)
+        if not found:
+            use = judge(call, kinds, value_of)
+            if use is not None:
+                found.append(use)
 
     RowsScan(value_of, on_call, ctx.value).scan(loop.body, seeds)
     return found[0] if found else None
@@ -438,25 +454,8 @@ def _squeezed_dim_out_of_range(loop: cst.For, loader: DataLoaderValue, enumerate
     in the ``forward`` it calls: ``F.max_pool1d(c, c.shape[2]).squeeze()`` of an ``(N, F, 1)``
     map) drops dim 0 too; the first op after it that names a dim the smaller rank lacks
     (``torch.cat(pooled, dim=1)`` of what are then 1-D tensors) raises."""
-    if loader.collated is not None:
-        return None  # a collate_fn of the file: dim 0 may not be the rows
-    seeds = loop_seeds(loop.target, enumerated, batch(loader))
-    if not seeds:
-        return None
-    body_nodes = {id(sub) for sub in walk(loop.body)}
-    found: List[FullBatchUse] = []
-
-    def value_of(expr: Any) -> Value:
-        return ctx.value(expr) if id(expr) in body_nodes else ctx.joined_value(expr)
-
-    def on_call(call: cst.Call, kinds: Any, depth: int) -> None:
-        if not found:
-            use = _dim_beyond_squeezed(call, kinds, value_of) or _layer_rank_after_squeeze(call, kinds, value_of)
-            if use is not None:
-                found.append(use)
-
-    RowsScan(value_of, on_call, ctx.value).scan(loop.body, seeds)
-    return found[0] if found else None
+    return _first_use_of_rows(loop, loader, enumerated, ctx, lambda call, kinds, value_of: (
+        _dim_beyond_squeezed(call, kinds, value_of) or _layer_rank_after_squeeze(call, kinds, value_of)))
 
 
 def _dim_beyond_squeezed(call: cst.Call, kinds: Any, value_of: Callable[[Any], Value]) -> Optional[FullBatchUse]:

@@ -2,7 +2,7 @@
 another module, one of whose entries has a shape the module's own entry of that name does not."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Set
+from typing import Any, Iterable, Optional, Set
 
 import libcst as cst
 

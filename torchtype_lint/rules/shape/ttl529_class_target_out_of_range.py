@@ -2,7 +2,7 @@
 among the targets (the whole tensor, or every batch of one pass over a DataLoader)."""
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -11,10 +11,10 @@ from ...knowledge.data_pipeline import DataLoaderValue, TensorDatasetValue
 from ...model.values import ArrayValue, InstanceValue, ModuleValue, Origin, TensorValue, Value, describe_shape, is_integral
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
-from ..dtype.losses import loss_call, loss_ops
+from ..dtype.losses import loss_call
 from ..source_edits import code
 from .known import _known, _shape
-from .label_values import LabelValues, ancestors, integer, label_values, parent_of
+from .label_values import LabelValues, ancestors, integer, label_values
 
 _CLASS_LOSSES = ("cross_entropy", "nll_loss")
 #: ``torch.nn.functional.cross_entropy``'s (and nll_loss's) default ignore_index.
@@ -138,7 +138,6 @@ class ClassTargetOutOfRange(Rule):
         bad = sorted(v for v in labels.values if (v >= count or v < 0) and v != ignore)
         if not bad:
             return
-        shown_bad = _spans(bad)
         spread = " in each pass over them" if loader is not None else ""
         quote = f"Target {bad[0]} is out of bounds" if len(bad) == 1 else "is out of bounds"
         self.report(node, f"`{shown}` gets scores for {count} classes (input of shape {describe_shape(shape)}), "

@@ -2,7 +2,7 @@
 holds other than one element (a loss computed with ``reduction="none"``, a model's output)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import libcst as cst
 

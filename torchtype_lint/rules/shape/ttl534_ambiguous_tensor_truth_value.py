@@ -7,7 +7,6 @@ from typing import Any, Iterator
 
 import libcst as cst
 
-from ...model.values import TensorValue
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
