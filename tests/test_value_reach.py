@@ -603,6 +603,22 @@ head = nn.Linear(8, 4)
 out = head(backbone(torch.randn(2, 3, 8, 8)))  # <-
 """
 
+_BUILT_NAMES = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dims = [8, 16, 4]
+        for i in range(2):
+            setattr(self, {name}, nn.Linear(self.dims[i], self.dims[i + 1]))
+        self.head = nn.Linear({width}, 2)
+
+    def forward(self, x):
+        return self.head(self.fc1(self.fc0(x)))  # <-
+
+
+out = Net()(torch.randn(3, 8))
+"""
+
 CASES = [
     Case("factory_in_constructor_called_from_main", "TTL401", AsClaimed("RuntimeError"),
          _DEEP_FACTORY.format(cast=""), _DEEP_FACTORY.format(cast=".half() if half else model")),
@@ -702,6 +718,12 @@ CASES = [
     # in the order they were set): cutting one too many leaves the features unpooled
     Case("backbone_cut_from_children", "TTL502", "cannot be multiplied",
          _CUT_CHILDREN.format(cut=2), _CUT_CHILDREN.format(cut=1)),
+    # setattr(self, "fc" + str(i), ...) / f"fc{i}" in an unrolled loop stores known names: the
+    # model's other attributes stay known, and forward's getattr-free reads find each layer
+    Case("layers_stored_under_built_names", "TTL502", "cannot be multiplied",
+         _BUILT_NAMES.format(name='"fc" + str(i)', width=16), _BUILT_NAMES.format(name='"fc" + str(i)', width=4)),
+    Case("layers_stored_under_formatted_names", "TTL502", "cannot be multiplied",
+         _BUILT_NAMES.format(name='f"fc{i}"', width=16), _BUILT_NAMES.format(name='f"fc{i}"', width=4)),
     Case("attribute_set_lazily_in_a_loop", "TTL510", "must be the same as input size",
          _LAZY_KIND.format(cast=".float()"), _LAZY_KIND.format(cast="")),
 ]

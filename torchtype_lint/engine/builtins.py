@@ -73,8 +73,31 @@ def string(interp: "Interpreter", node: Any) -> Value:
         except Exception:  # noqa: BLE001 - odd literals are simply unknown
             text = None
         return StringValue(text if isinstance(text, str) else None)
+    if isinstance(node, cst.FormattedString) and node.start in ('f"', "f'"):
+        return _formatted(interp, node)
     interp._eval_children(node)
     return StringValue(None)
+
+
+def _formatted(interp: "Interpreter", node: cst.FormattedString) -> Value:
+    """``f"lin{layer}"`` of known ints and strings with no format spec or conversion: its text
+    (``setattr(self, f"lin{i}", ...)`` in an unrolled loop then stores a known name)."""
+    parts: List[str] = []
+    known = True
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            parts.append(part.value)
+            continue
+        value = interp.eval(part.expression)
+        if part.format_spec is not None or part.conversion is not None or part.equal is not None:
+            known = False
+        elif isinstance(value, StringValue) and value.const is not None:
+            parts.append(value.const)
+        elif isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int):
+            parts.append(str(value.const))
+        else:
+            known = False
+    return StringValue("".join(parts) if known and "{" not in "".join(parts) else None)
 
 
 def name_value(interp: "Interpreter", node: cst.Name) -> Value:
@@ -116,6 +139,13 @@ def _float_of_text(text: str) -> Optional[float]:
 
 def call_builtin(interp: "Interpreter", name: str, args: CallArgs, node: Any) -> Value:
     """``builtins.<name>(...)``."""
+    if name == "str" and len(args.pos) == 1 and not args.kw and not args.has_star:
+        arg = args.pos[0]
+        if isinstance(arg, StringValue):
+            return arg
+        if isinstance(arg, ScalarValue) and arg.pytype in ("int", "bool") and arg.const is not None:
+            return StringValue(str(arg.const))  # "lin" + str(layer) of a known layer index
+        return StringValue(None)
     if name in ("float", "int", "bool", "complex"):
         if args.has_star or args.kw or len(args.pos) > 1:
             return ScalarValue(name) if name != "int" or not args.kw else TOP

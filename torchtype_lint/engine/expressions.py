@@ -298,6 +298,8 @@ def _binary(interp: "Interpreter", node: cst.BinaryOperation) -> Value:
 def binary(interp: "Interpreter", left: Value, right: Value, op: str, node: Any) -> Value:
     """``left <op> right`` (also for augmented assignments, which pass their statement)."""
     if isinstance(left, StringValue):
+        if op == "+" and isinstance(right, StringValue) and left.const is not None and right.const is not None:
+            return StringValue(left.const + right.const)  # "lin" + str(i): a name setattr can store
         return StringValue(None) if op in ("%", "+", "*") else TOP  # "%.2f" % loss
     if isinstance(left, TensorValue) and isinstance(right, ArrayValue):
         return tensor_with_array(left, right, op, node)  # numpy computes it: numpy's promotion

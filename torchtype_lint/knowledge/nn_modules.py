@@ -95,6 +95,30 @@ UPSAMPLING = {"Upsample": None, "UpsamplingNearest2d": "nearest", "UpsamplingBil
 EXACT_CHILDREN = "_exact_children"
 
 
+#: Layer -> its size parameters that make a parameter tensor's dims (a negative one raises
+#: "Trying to create tensor with negative dimension"); recurrent layers check theirs first
+#: ("... must be greater than zero", a ValueError). Checked in tests/test_negative_layer_size.py.
+LAYER_SIZE_PARAMETERS: Dict[str, Tuple[str, ...]] = {
+    "Linear": ("in_features", "out_features"), "Bilinear": ("in1_features", "in2_features", "out_features"),
+    **{f"Conv{d}d": ("in_channels", "out_channels") for d in (1, 2, 3)},
+    **{f"ConvTranspose{d}d": ("in_channels", "out_channels") for d in (1, 2, 3)},
+    "Embedding": ("num_embeddings", "embedding_dim"), "EmbeddingBag": ("num_embeddings", "embedding_dim"),
+    **{f"BatchNorm{d}d": ("num_features",) for d in (1, 2, 3)},
+    **{name: ("input_size", "hidden_size") for name in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")},
+}
+
+
+def negative_size(name: str, args: CallArgs) -> bool:
+    """Whether ``nn.<name>(...)`` certainly gets a negative size (torch raises: no layer)."""
+    order = SIGNATURES.get(name, ())
+    for param in LAYER_SIZE_PARAMETERS.get(name, ()):
+        value = args.get(order.index(param) if param in order else len(args.pos), param)
+        if isinstance(value, ScalarValue) and isinstance(value.const, int) and not isinstance(value.const, bool) \
+                and value.const < 0:
+            return True
+    return False
+
+
 #: ``nn.Embedding.from_pretrained(table)``: a layer whose weight *is* ``table``.
 FROM_PRETRAINED = {f"torch.nn.{name}.from_pretrained": name for name in ("Embedding", "EmbeddingBag")}
 

@@ -2,27 +2,16 @@
 (``nn.Linear(-1, 10)`` meant as "infer it", a width computed as ``dims[i + 1] - dims[0]``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional
 
 import libcst as cst
 
-from ...knowledge.nn_modules import SIGNATURES
+from ...knowledge.nn_modules import LAYER_SIZE_PARAMETERS as SIZE_PARAMETERS, SIGNATURES
 from ...model.values import ScalarValue, Value
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
 
-#: Layer -> its size parameters that make a parameter tensor's dims (a negative one raises
-#: "Trying to create tensor with negative dimension"); recurrent layers check theirs first
-#: ("... must be greater than zero", a ValueError).
-SIZE_PARAMETERS: Dict[str, Tuple[str, ...]] = {
-    "Linear": ("in_features", "out_features"), "Bilinear": ("in1_features", "in2_features", "out_features"),
-    **{f"Conv{d}d": ("in_channels", "out_channels") for d in (1, 2, 3)},
-    **{f"ConvTranspose{d}d": ("in_channels", "out_channels") for d in (1, 2, 3)},
-    "Embedding": ("num_embeddings", "embedding_dim"), "EmbeddingBag": ("num_embeddings", "embedding_dim"),
-    **{f"BatchNorm{d}d": ("num_features",) for d in (1, 2, 3)},
-    **{name: ("input_size", "hidden_size") for name in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")},
-}
 #: Layers that raise ValueError for a size that is not positive.
 _RECURRENT = frozenset({"LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"})
 _PREFIX = "torch.nn."
