@@ -816,10 +816,11 @@ def _apply_to_submodules(interp: "Interpreter", module: Value, args: CallArgs, n
     only). A function not of the file, or too many submodules: the parameters' dtypes may have
     changed, so they are no longer known (never the old ones, which a cast may have replaced)."""
     fn = args.pos[0] if len(args.pos) == 1 and not args.kw and not args.has_star else TOP
-    order: list = []
-    _submodules_post_order(module, order, set())
     if isinstance(fn, SymbolValue) and fn.qualname.startswith("torch.nn.init."):
         return  # initialisers fill the parameters in place: dtypes and shapes stay
+    order: list = []
+    if isinstance(fn, (FunctionValue, BoundMethod)):
+        _submodules_post_order(module, order, set())
     if not isinstance(fn, (FunctionValue, BoundMethod)) or len(order) > _MAX_APPLIED:
         set_module_dtype(module, None, Origin(node, "model.apply(...)"), weak=True)
         interp.heap_version += 1

@@ -38,7 +38,7 @@ def construct_module(name: str, args: CallArgs, node: Any, default_float: str,
                      uncertain_defaults: Optional[frozenset]) -> Value:
     """``torch.nn.<name>(...)``: its parameters are created in the default dtype, unknown
     while the default is uncertain (``uncertain_defaults``, see defaults.py)."""
-    if not args.has_star and NN.negative_size(name, args):
+    if not args.has_star and NN.negative_size(name, args) is not None:
         return TOP  # torch raises building it (TTL535): nothing downstream is this layer's
     module = NN.construct(name, args, node)
     if isinstance(module, ModuleValue) and uncertain_defaults is not None and \

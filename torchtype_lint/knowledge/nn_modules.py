@@ -108,15 +108,19 @@ LAYER_SIZE_PARAMETERS: Dict[str, Tuple[str, ...]] = {
 }
 
 
-def negative_size(name: str, args: CallArgs) -> bool:
-    """Whether ``nn.<name>(...)`` certainly gets a negative size (torch raises: no layer)."""
+def negative_size(name: str, args: CallArgs) -> Optional[Tuple[str, int, Any]]:
+    """The first size parameter ``nn.<name>(...)`` certainly gets negative (torch raises: no
+    layer), as (parameter, value, its expression or None); None when there is none."""
     order = SIGNATURES.get(name, ())
     for param in LAYER_SIZE_PARAMETERS.get(name, ()):
-        value = args.get(order.index(param) if param in order else len(args.pos), param)
+        position = order.index(param) if param in order else len(args.pos)
+        value = args.get(position, param)
         if isinstance(value, ScalarValue) and isinstance(value.const, int) and not isinstance(value.const, bool) \
                 and value.const < 0:
-            return True
-    return False
+            node = args.kw_nodes.get(param) if param in args.kw else (
+                args.pos_nodes[position] if position < len(args.pos_nodes) else None)
+            return param, value.const, node
+    return None
 
 
 #: ``nn.Embedding.from_pretrained(table)``: a layer whose weight *is* ``table``.

@@ -377,9 +377,9 @@ def choice_options(value: "Value") -> "Optional[FrozenSet[Any]]":
 def _choice_join(a: "Value", b: "Value") -> "Optional[Value]":
     """The join of two constants that differ as the choice of both (None when either is not
     a constant, or when two bools join: ``ScalarValue("bool")`` already says all there is)."""
-    left, right = choice_options(a), choice_options(b)
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         return None
+    left, right = choice_options(a), choice_options(b)
     if left is None or right is None:
         # "a" or "b", joined with a string not known: some string, as two strings always were
         for some, options in ((a, right), (b, left)):
@@ -676,9 +676,6 @@ def join(a: Value, b: Value) -> Value:
         return a
     if a is TOP or b is TOP:
         return TOP
-    choice = _choice_join(a, b) if a != b else None
-    if choice is not None:
-        return choice  # None or "multi", "sum" or "mean": comparisons all options agree on fold
     if isinstance(a, TensorValue) and isinstance(b, TensorValue):
         if a == b:
             return a
@@ -694,6 +691,10 @@ def join(a: Value, b: Value) -> Value:
             return a
         return ArrayValue(join_dtypes(a.dtypes, b.dtypes), join_shapes(a.shape, b.shape),
                           a.origin if a.dtypes == b.dtypes else _join_origin(a, b))
+    # tensors and arrays, the joins that happen most, are done above: constants come after
+    choice = _choice_join(a, b)
+    if choice is not None:
+        return choice  # None or "multi", "sum" or "mean": comparisons all options agree on fold
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         if a.pytype != b.pytype:
             return TOP

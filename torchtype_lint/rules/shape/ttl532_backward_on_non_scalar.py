@@ -2,14 +2,13 @@
 holds other than one element (a loss computed with ``reduction="none"``, a model's output)."""
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
-from ...model.values import TensorValue, Value, describe_shape
+from ...model.values import TensorValue
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
+from .known import not_one_element
 from .messages import shape_origin
 
 
@@ -22,16 +21,6 @@ def _gradient_given(call: cst.Call) -> bool:
         if arg.keyword is None or arg.keyword.value == "gradient":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
     return False
-
-
-def _not_one_element(value: Value) -> Optional[str]:
-    """Why ``value`` certainly does not hold exactly one element (its shape has a dim of known
-    size 0 or at least 2), or None."""
-    if not isinstance(value, TensorValue) or value.shape is None:
-        return None
-    if any(isinstance(d, int) and not isinstance(d, bool) and (d == 0 or d >= 2) for d in value.shape):
-        return describe_shape(value.shape)
-    return None
 
 
 @register
@@ -87,7 +76,7 @@ class BackwardOnNonScalar(Rule):
         if ctx.analysed_on_its_own:
             return  # a parameter's default or a prototype's attribute may stand for a scalar
         value = ctx.value(target)
-        shape = _not_one_element(value)
+        shape = not_one_element(value)
         if shape is None:
             return
         self.report(node, f"`{code(target, 30)}` has shape {shape}, not a single element: `.backward()` "

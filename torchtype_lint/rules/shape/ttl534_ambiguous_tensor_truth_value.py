@@ -11,7 +11,7 @@ from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
 from .messages import shape_origin
-from .ttl532_backward_on_non_scalar import _not_one_element
+from .known import not_one_element
 
 
 def _tested(node: Any) -> Iterator[Any]:
@@ -67,7 +67,7 @@ class AmbiguousTensorTruthValue(Rule):
             return  # a parameter's default may stand for a tensor of one element
         for test in _tested(node):
             value = ctx.value(test)
-            shape = _not_one_element(value)
+            shape = not_one_element(value)
             if shape is None:
                 continue
             empty = any(d == 0 and not isinstance(d, bool) for d in value.shape)  # type: ignore[union-attr]

@@ -2,12 +2,9 @@
 (``nn.Linear(-1, 10)`` meant as "infer it", a width computed as ``dims[i + 1] - dims[0]``)."""
 from __future__ import annotations
 
-from typing import Any, Optional
-
 import libcst as cst
 
-from ...knowledge.nn_modules import LAYER_SIZE_PARAMETERS as SIZE_PARAMETERS, SIGNATURES
-from ...model.values import ScalarValue, Value
+from ...knowledge.nn_modules import negative_size
 from ..base import Rule, RuntimeClaim, register
 from ..context import RuleContext
 from ..source_edits import code
@@ -18,13 +15,6 @@ _PREFIX = "torch.nn."
 #: Layers with a lazy twin (``nn.LazyLinear``) that infers the input size at the first call.
 _LAZY = frozenset({"Linear", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
                    *(f"Conv{d}d" for d in (1, 2, 3)), *(f"ConvTranspose{d}d" for d in (1, 2, 3))})
-
-
-def _negative(value: Value) -> Optional[int]:
-    if isinstance(value, ScalarValue) and value.pytype == "int" and isinstance(value.const, int) \
-            and not isinstance(value.const, bool) and value.const < 0:
-        return value.const
-    return None
 
 
 @register
@@ -66,25 +56,17 @@ class NegativeLayerSize(Rule):
         if callee is None or callee.kind != "symbol" or not callee.name.startswith(_PREFIX) or callee.args.has_star:
             return
         layer = callee.name[len(_PREFIX):]
-        if layer not in SIZE_PARAMETERS:
+        found = negative_size(layer, callee.args)
+        if found is None:
             return
-        order = SIGNATURES.get(layer, ())
-        for name in SIZE_PARAMETERS[layer]:
-            position = order.index(name) if name in order else len(callee.args.pos)
-            given = callee.args.get(position, name)
-            size = _negative(given)
-            if size is None:
-                continue
-            argument: Any = callee.args.kw_nodes.get(name) if name in callee.args.kw else (
-                callee.args.pos_nodes[position] if position < len(callee.args.pos_nodes) else None)
-            literal = isinstance(argument, cst.UnaryOperation) and isinstance(argument.expression, cst.Integer)
-            if ctx.analysed_on_its_own and not literal:
-                return  # a parameter's default stands for any value a caller could pass
-            shown = code(argument, 30) if argument is not None else str(size)
-            said = (f"ValueError (\"{name} must be greater than zero\")" if layer in _RECURRENT
-                    else f"RuntimeError (\"Trying to create tensor with negative dimension {size}\")")
-            written = f" (`{shown}`)" if shown != str(size) else ""
-            lazy = f" (or `nn.Lazy{layer}`, which infers its input size)" if layer in _LAZY else ""
-            self.report(node, f"`nn.{layer}` gets {name}={size}{written}: a layer never infers a size, it "
-                              f"allocates its weights now and torch raises {said}; give the real size{lazy}")
-            return
+        name, size, argument = found
+        literal = isinstance(argument, cst.UnaryOperation) and isinstance(argument.expression, cst.Integer)
+        if ctx.analysed_on_its_own and not literal:
+            return  # a parameter's default stands for any value a caller could pass
+        shown = code(argument, 30) if argument is not None else str(size)
+        said = (f"ValueError (\"{name} must be greater than zero\")" if layer in _RECURRENT
+                else f"RuntimeError (\"Trying to create tensor with negative dimension {size}\")")
+        written = f" (`{shown}`)" if shown != str(size) else ""
+        lazy = f" (or `nn.Lazy{layer}`, which infers its input size)" if layer in _LAZY else ""
+        self.report(node, f"`nn.{layer}` gets {name}={size}{written}: a layer never infers a size, it "
+                          f"allocates its weights now and torch raises {said}; give the real size{lazy}")
